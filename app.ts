@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import autoload from '@fastify/autoload'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import type { AppConfig } from './config/env.ts'
+import { createValidatorCompiler } from './lib/validation.ts'
+
+export interface AppOptions {
+  config: AppConfig
+  orm: MikroORM
+  logger?: FastifyServerOptions['logger']
+}
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+/** Files beside a room's index that autoload must not mistake for plugins. */
+const NOT_PLUGINS = /(\.(entity|service|errors|d)\.(ts|js)$)|(\.map$)/
+
+/** A client may pass its own X-Request-Id; anything odd is replaced. */
+function requestId (request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id']
+  return typeof incoming === 'string' && /^[\w.:-]{8,64}$/.test(incoming) ? incoming : randomUUID()
+}
+
+export async function buildApp ({ config, orm, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    bodyLimit: config.BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    genReqId: requestId,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    return503OnClosing: true
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  // First hook of all, so that even a request refused by a later hook carries its id.
+  app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id) })
+  app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()))
+  // JSON (and forms, see plugins/external/formbody.ts) only: anything else is a 415.
+  app.removeContentTypeParser('text/plain')
+
+  const options = { config, orm }
+  await app.register(autoload, { dir: here('./plugins/external'), options, ignorePattern: NOT_PLUGINS })
+  await app.register(autoload, { dir: here('./plugins/app'), options, ignorePattern: NOT_PLUGINS, maxDepth: 1 })
+  await app.register(autoload, { dir: here('./routes'), options, ignorePattern: NOT_PLUGINS, dirNameRoutePrefix: false })
+  return app
+}

@@ -1,0 +1,86 @@
+import { envSchema } from 'env-schema'
+import addFormats from 'ajv-formats'
+import { Type, type Static } from 'typebox'
+
+/**
+ * The one validated configuration schema. Every variable is documented in
+ * `.env.example` and in the README's configuration table.
+ */
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: 'localhost' }),
+  BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329 }),
+  DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 2_592_000, default: 43_200 }),
+  SEED_DEMO: Type.Boolean({ default: true }),
+  DEMO_COMPANY: Type.String({ minLength: 1, default: 'Demo Company' }),
+  DEMO_SUBDOMAIN: Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$', default: 'demo' }),
+  DEMO_ADMIN_EMAIL: Type.String({ format: 'email', default: 'admin@demo.example.com' }),
+  DEMO_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 10 })),
+  CORS_ORIGINS: Type.String({ default: '' }),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 1_048_576 }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' }
+  ),
+  LOGIN_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 20 }),
+  LOGIN_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 10 }),
+  SIGNUP_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10 }),
+  SIGNUP_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 5 })
+})
+
+type RawEnv = Static<typeof EnvSchema>
+
+/** Resolved configuration: raw variables plus the values derived from them. */
+export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL'> {
+  LOG_LEVEL: string
+  BASE_URL: string
+  corsOrigins: string[]
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Reads and validates configuration. With no `source` it reads `process.env`
+ * and a `.env` file in the working directory; with a `source` object it reads
+ * only that object (tests use this to stay independent of the machine).
+ */
+export function loadConfig (source?: Record<string, unknown>): AppConfig {
+  let raw: RawEnv
+  try {
+    raw = envSchema<RawEnv>({
+      schema: EnvSchema,
+      data: source ?? process.env,
+      dotenv: source === undefined,
+      ajv: {
+        customOptions (ajv) {
+          addFormats.default(ajv, ['uri', 'email'])
+          return ajv
+        }
+      }
+    })
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${describeEnvError(error)}`)
+  }
+  const baseUrl = (raw.BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, '')
+  const corsOrigins = raw.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean)
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`Invalid configuration: CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.com`)
+    }
+  }
+  return { ...raw, BASE_URL: baseUrl, corsOrigins }
+}
+
+/** env-schema reports `env/PORT must be <= 65535`; turn that into `PORT must be <= 65535`. */
+function describeEnvError (error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(/(^|, )env\//g, '$1').replace(/(^|, )env (must have required property)/g, '$1$2')
+}

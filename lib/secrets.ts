@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+
+/**
+ * Reads a secret kept under DATA_DIR/secrets, creating it (mode 0600) on first
+ * use. This is what lets `npm start` run with no configuration while keeping
+ * tokens and the embedded database valid across restarts.
+ */
+export async function readOrCreateSecret (file: string, bytes = 32): Promise<string> {
+  try {
+    const existing = (await readFile(file, 'utf8')).trim()
+    if (existing !== '') return existing
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  const secret = randomBytes(bytes).toString('base64url')
+  // Only the secrets folder itself is private; its parents keep normal modes
+  // (the embedded PostgreSQL runs as another user and must traverse DATA_DIR).
+  await mkdir(dirname(dirname(file)), { recursive: true })
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 })
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error
+  })
+  return (await readFile(file, 'utf8')).trim()
+}

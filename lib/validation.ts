@@ -1,0 +1,27 @@
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormats from 'ajv-formats'
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
+
+function newAjv (coerceTypes: boolean | 'array') {
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false })
+  addFormats.default(ajv)
+  return ajv
+}
+
+/**
+ * Request validation. Query strings, params and headers arrive as text, so
+ * they are coerced ("25" -> 25); JSON bodies are not: `{"login": 1}` is a 400,
+ * not the string "1". Unknown body fields are rejected, never silently dropped.
+ */
+export function createValidatorCompiler (sharedSchemas: () => Record<string, unknown>): FastifySchemaCompiler<FastifySchema> {
+  const strict = newAjv(false)
+  const coercing = newAjv('array')
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing
+    for (const [id, shared] of Object.entries(sharedSchemas())) {
+      if (ajv.getSchema(id) === undefined) ajv.addSchema(shared as object, id)
+    }
+    const validate: ValidateFunction = ajv.compile(schema as object)
+    return validate as ReturnType<FastifySchemaCompiler<FastifySchema>>
+  }
+}

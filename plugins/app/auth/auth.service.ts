@@ -1,0 +1,143 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { UserActor } from '../../../lib/actor.ts'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import { normalizeEmail } from '../../../lib/subdomains.ts'
+import type { TenantsService, RegisterTenantInput } from '../tenants/tenants.service.ts'
+import { User } from '../users/user.entity.ts'
+import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
+import { burnPasswordCheck, verifyPassword } from './password.ts'
+import { PortalSession } from './session.entity.ts'
+
+export interface TokenSigner {
+  sign: (payload: { sid: string, tid: string }, options: { sub: string }) => string
+  verify: (token: string) => { sid?: unknown, tid?: unknown, sub?: unknown }
+}
+
+export interface ClientMeta {
+  ip?: string
+  userAgent?: string
+}
+
+export interface PortalUserView {
+  id: string
+  name: string
+  login: string
+  email: string
+  is_admin: boolean
+  role: 'admin' | 'user'
+  tenant_id: string
+}
+
+export interface LoginResult {
+  token: string
+  token_type: 'Bearer'
+  expires_in: number
+  user: PortalUserView
+}
+
+interface AuthRow {
+  id: string
+  tenant_id: string
+  email: string
+  name: string
+  role: 'admin' | 'user'
+}
+
+/** One indexed lookup per request: live session, active user, active tenant. */
+const AUTHENTICATE_SQL = `
+SELECT u.id, u.tenant_id, u.email, u.name, u.role
+FROM portal_sessions s
+JOIN users u ON u.id = s.user_id
+JOIN tenants t ON t.id = u.tenant_id
+WHERE s.id = ? AND s.user_id = ? AND s.tenant_id = ?
+  AND s.revoked_at IS NULL AND s.expires_at > now()
+  AND u.active AND t.status = 'active'`
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export interface AuthServiceDeps {
+  orm: MikroORM
+  tokens: TokenSigner
+  tenants: TenantsService
+  tokenTtlSeconds: number
+}
+
+export function createAuthService ({ orm, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
+  async function startSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
+    const session = em.create(PortalSession, {
+      tenant: user.tenant,
+      user,
+      expiresAt: new Date(Date.now() + tokenTtlSeconds * 1000),
+      revokedAt: null,
+      ip: meta.ip?.slice(0, 64) ?? null,
+      userAgent: meta.userAgent?.slice(0, 512) ?? null
+    })
+    user.lastLoginAt = new Date()
+    await em.flush()
+    return {
+      token: tokens.sign({ sid: session.id, tid: user.tenant.id }, { sub: user.id }),
+      token_type: 'Bearer',
+      expires_in: tokenTtlSeconds,
+      user: toPortalUser({ id: user.id, tenant_id: user.tenant.id, email: user.email, name: user.name, role: user.role })
+    }
+  }
+
+  return {
+    /** Public signup: a new tenant, its first admin, and a session for that admin. */
+    async signup (em: EntityManager, input: RegisterTenantInput, meta: ClientMeta): Promise<LoginResult> {
+      const { admin } = await tenants.registerTenant(em, input)
+      return startSession(em, admin, meta)
+    },
+
+    /** Same answer (and about the same time) for an unknown e-mail and a wrong password. */
+    async login (em: EntityManager, input: { login: string, password: string }, meta: ClientMeta): Promise<LoginResult> {
+      const user = await em.findOne(User, { email: normalizeEmail(input.login) }, {
+        ...ACROSS_TENANTS,
+        populate: ['passwordHash', 'tenant']
+      })
+      if (user === null) {
+        await burnPasswordCheck(input.password)
+        throw InvalidCredentials()
+      }
+      if (!(await verifyPassword(user.passwordHash, input.password))) throw InvalidCredentials()
+      if (!user.active) throw AccountDisabled()
+      if (user.tenant.status !== 'active') throw TenantSuspended()
+      return startSession(em, user, meta)
+    },
+
+    /**
+     * Verifies a portal bearer token and loads who it belongs to. Logged-out
+     * sessions, deactivated users and suspended tenants fail here at once.
+     */
+    async authenticate (token: string): Promise<UserActor> {
+      let claims: ReturnType<TokenSigner['verify']>
+      try {
+        claims = tokens.verify(token)
+      } catch {
+        throw TokenInvalid()
+      }
+      const { sid, tid, sub } = claims
+      if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
+        throw TokenInvalid()
+      }
+      const [row] = await orm.em.getConnection().execute<AuthRow[]>(AUTHENTICATE_SQL, [sid, sub, tid])
+      if (row === undefined) throw TokenInvalid()
+      return { kind: 'user', userId: row.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId: sid }
+    },
+
+    /** Ends the caller's session; the token answers 401 from the next request on. */
+    async logout (em: EntityManager, actor: UserActor): Promise<void> {
+      await em.nativeUpdate(PortalSession, { id: actor.sessionId, revokedAt: null }, { revokedAt: new Date() })
+    },
+
+    me (actor: UserActor): PortalUserView {
+      return toPortalUser({ id: actor.userId, tenant_id: actor.tenantId, email: actor.email, name: actor.name, role: actor.role })
+    }
+  }
+}
+
+function toPortalUser (row: AuthRow): PortalUserView {
+  return { id: row.id, name: row.name, login: row.email, email: row.email, is_admin: row.role === 'admin', role: row.role, tenant_id: row.tenant_id }
+}
+
+export type AuthService = ReturnType<typeof createAuthService>

@@ -1,0 +1,51 @@
+import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
+import type { UserActor } from '../../../lib/actor.ts'
+import { authModeOf } from '../../../lib/route-auth.ts'
+import { scopedEntityManager } from '../../../database/tenancy.ts'
+import { createAuthService, type AuthService } from './auth.service.ts'
+import { TokenMissing } from './auth.errors.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    auth: AuthService
+  }
+  interface FastifyRequest {
+    /** Set for every route with `auth: 'portal'` (the default under /api/). */
+    actor: UserActor
+  }
+}
+
+/**
+ * Portal authentication. Every route under /api/ requires a bearer token
+ * unless it declares `config: { auth: 'none' }`, so a new route is protected by
+ * default. The authenticated request gets an EntityManager scoped to its tenant.
+ */
+export default fp(async (fastify) => {
+  const auth = createAuthService({
+    orm: fastify.orm,
+    tenants: fastify.tenants,
+    tokenTtlSeconds: fastify.config.TOKEN_TTL_SECONDS,
+    tokens: {
+      sign: (payload, options) => fastify.jwt.sign(payload, { sub: options.sub }),
+      verify: (token) => fastify.jwt.verify(token)
+    }
+  })
+  fastify.decorate('auth', auth)
+  fastify.decorateRequest('actor', null as unknown as UserActor)
+
+  fastify.addHook('onRequest', async (request) => {
+    const url = request.routeOptions.url
+    if (url === undefined || authModeOf(url, request.routeOptions.config) !== 'portal') return
+    const actor = await auth.authenticate(bearerToken(request))
+    request.actor = actor
+    request.em = scopedEntityManager(fastify.orm.em, actor.tenantId)
+  })
+}, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants'] })
+
+function bearerToken (request: FastifyRequest): string {
+  const header = request.headers.authorization
+  const match = header === undefined ? null : /^Bearer ([A-Za-z0-9\-_.]+)$/i.exec(header.trim())
+  if (match?.[1] === undefined) throw TokenMissing()
+  return match[1]
+}

@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto'
+import { defineEntity, p } from '@mikro-orm/core'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { User } from '../users/user.entity.ts'
+
+/**
+ * One row per issued portal token. The token's `sid` claim points here, so a
+ * logout (revoked_at) or a deactivated user stops the token at once.
+ */
+const PortalSessionSchema = defineEntity({
+  name: 'PortalSession',
+  tableName: 'portal_sessions',
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    tenant: () => p.manyToOne(Tenant).index(),
+    user: () => p.manyToOne(User).index(),
+    createdAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()),
+    expiresAt: p.datetime().columnType('timestamptz'),
+    revokedAt: p.datetime().columnType('timestamptz').nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable()
+  }
+})
+
+export class PortalSession extends PortalSessionSchema.class {}
+PortalSessionSchema.setClass(PortalSession)

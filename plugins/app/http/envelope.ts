@@ -1,0 +1,81 @@
+import type { FastifyError } from 'fastify'
+import { isAppError } from '../../../lib/errors.ts'
+
+export interface ErrorBody {
+  code: string
+  message: string
+  details?: unknown
+}
+
+/** Fastify's own error codes, renamed into our vocabulary. */
+const FRAMEWORK_CODES: Record<string, { code: string, message?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported Content-Type; send application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_BODY', message: 'Body cannot be empty when Content-Type is application/json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'Body is not valid JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_BODY', message: 'Content-Length does not match the body' },
+  FST_ERR_BAD_URL: { code: 'BAD_URL', message: 'The URL is malformed' },
+  FST_ERR_ASYNC_CONSTRAINT: { code: 'BAD_REQUEST' }
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE'
+}
+
+interface ValidationIssue {
+  instancePath?: string
+  message?: string
+  keyword?: string
+  params?: Record<string, unknown>
+}
+
+/** Maps any thrown error to a status and the public error body. 5xx bodies never carry internals. */
+export function toErrorBody (error: FastifyError): { status: number, body: ErrorBody } {
+  if (Array.isArray(error.validation)) {
+    return { status: 400, body: validationBody(error.validation as ValidationIssue[], error.validationContext ?? 'body') }
+  }
+  const status = statusOf(error)
+  if (isAppError(error)) {
+    const body: ErrorBody = { code: error.code, message: error.message }
+    if (error.details !== undefined) body.details = error.details
+    return { status, body }
+  }
+  if (status >= 500) {
+    return { status, body: { code: status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR', message: status === 503 ? 'Service temporarily unavailable' : 'Internal server error' } }
+  }
+  const framework = error.code === undefined ? undefined : FRAMEWORK_CODES[error.code]
+  return {
+    status,
+    body: {
+      code: framework?.code ?? STATUS_CODES[status] ?? 'BAD_REQUEST',
+      message: framework?.message ?? error.message
+    }
+  }
+}
+
+function statusOf (error: FastifyError): number {
+  const status = error.statusCode ?? (error as { status?: number }).status
+  return typeof status === 'number' && status >= 400 && status <= 599 ? status : 500
+}
+
+function validationBody (issues: ValidationIssue[], context: string): ErrorBody {
+  const fields = issues.map((issue) => {
+    const missing = issue.keyword === 'required' ? String(issue.params?.missingProperty ?? '') : ''
+    const extra = issue.keyword === 'additionalProperties' ? String(issue.params?.additionalProperty ?? '') : ''
+    const path = [issue.instancePath?.replace(/^\//, '').replaceAll('/', '.'), missing || extra].filter(Boolean).join('.')
+    const message = extra ? 'is not an allowed field' : (issue.message ?? 'is invalid')
+    return { field: path === '' ? context : path, in: context, message, ...(issue.params?.allowedValues ? { allowed: issue.params.allowedValues } : {}) }
+  })
+  const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ')
+  return { code: 'VALIDATION_FAILED', message: `Invalid ${context}: ${summary}`, details: { fields } }
+}

@@ -1,0 +1,55 @@
+import fp from 'fastify-plugin'
+import type { FastifyError, RouteOptions } from 'fastify'
+import { toErrorBody } from './envelope.ts'
+import { createMethodRouter } from './method-router.ts'
+
+export interface RegisteredRoute {
+  method: RouteOptions['method']
+  url: string
+  schema: RouteOptions['schema']
+  config: RouteOptions['config']
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered after this plugin: what the OpenAPI completeness test walks. */
+    routeTable: RegisteredRoute[]
+  }
+}
+
+/**
+ * The one response shape for errors, the 404/405 distinction for unmatched
+ * requests. (The X-Request-Id header is set in app.ts, by the first hook of all.)
+ */
+export default fp(async (fastify) => {
+  const methodRouter = createMethodRouter()
+  const routeTable: RegisteredRoute[] = []
+  fastify.decorate('routeTable', routeTable)
+  fastify.addHook('onRoute', (route) => {
+    methodRouter.add(route.method, route.url)
+    routeTable.push({ method: route.method, url: route.url, schema: route.schema, config: route.config })
+  })
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, body } = toErrorBody(error)
+    if (status >= 500) request.log.error({ err: error }, 'request failed')
+    else request.log.info({ code: body.code, status }, body.message)
+    return reply.code(status).send({ success: false, error: body, request_id: request.id })
+  })
+
+  fastify.setNotFoundHandler((request, reply) => {
+    const allowed = methodRouter.allowedMethods(request.url)
+    if (allowed.length > 0) {
+      return reply.code(405).header('allow', allowed.join(', ')).send({
+        success: false,
+        error: { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here; use ${allowed.join(', ')}`, details: { allowed } },
+        request_id: request.id
+      })
+    }
+    return reply.code(404).send({
+      success: false,
+      error: { code: 'ROUTE_NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` },
+      request_id: request.id
+    })
+  })
+}, { name: 'http' })

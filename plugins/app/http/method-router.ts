@@ -1,0 +1,29 @@
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+
+/**
+ * A shadow router holding every registered route, so that an unmatched request
+ * can be told apart: unknown path (404) or known path with another method
+ * (405 with an Allow header).
+ */
+export function createMethodRouter () {
+  const router = FindMyWay({ ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
+  const methods = new Set<string>()
+
+  return {
+    add (method: string | string[], url: string): void {
+      if (url === '*' || url === '/*') return
+      for (const m of Array.isArray(method) ? method : [method]) {
+        try {
+          router.on(m as HTTPMethod, url, () => {})
+          methods.add(m)
+        } catch {
+          // Duplicate shapes are already known; the Fastify router rejects real conflicts itself.
+        }
+      }
+    },
+    allowedMethods (url: string): string[] {
+      const path = url.split('?')[0] ?? url
+      return [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null).sort()
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
+
+/** CORS for the portal front end: the BASE_URL origin plus CORS_ORIGINS. Bearer tokens, so no cookies. */
+export default fp(async (fastify) => {
+  const allowed = new Set([new URL(fastify.config.BASE_URL).origin, ...fastify.config.corsOrigins])
+  await fastify.register(cors, {
+    origin: (origin, callback) => callback(null, origin === undefined || allowed.has(origin)),
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Allow'],
+    credentials: false,
+    maxAge: 600
+  })
+}, { name: 'cors', dependencies: ['env'] })

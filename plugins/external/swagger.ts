@@ -1,0 +1,48 @@
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import { ErrorEnvelope } from '../../schemas/common.ts'
+import { authModeOf } from '../../lib/route-auth.ts'
+
+/**
+ * OpenAPI 3.1 generated from the routes' TypeBox schemas, served at
+ * /api/openapi.json, with Swagger UI at /docs. Routes that need a portal
+ * token get the bearer security requirement automatically.
+ */
+export default fp(async (fastify) => {
+  fastify.addSchema(ErrorEnvelope)
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Hosted ERP portal API',
+        version: '1',
+        description: 'JSON API of the hosted-ERP control plane. Every answer has `success`; errors use one envelope ' +
+          '`{ success: false, error: { code, message, details? }, request_id }`.'
+      },
+      servers: [{ url: fastify.config.BASE_URL }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /api/login or /api/signup' }
+        }
+      }
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const needsToken = authModeOf(url, route.config) === 'portal'
+      if (!needsToken || schema === undefined) return { schema, url }
+      return { schema: { ...schema, security: [{ bearerAuth: [] }] } as typeof schema, url }
+    }
+  })
+
+  fastify.get('/api/openapi.json', {
+    config: { auth: 'none' },
+    schema: { hide: true }
+  }, async () => fastify.swagger())
+
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false },
+    staticCSP: true
+  })
+}, { name: 'swagger', dependencies: ['env'] })

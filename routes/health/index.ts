@@ -1,0 +1,31 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { responses, Success } from '../../schemas/common.ts'
+
+const HealthResponse = Success({ status: Type.String() })
+
+/** Liveness (the process answers) and readiness (it can reach PostgreSQL and is not shutting down). */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  let closing = false
+  fastify.addHook('preClose', async () => { closing = true })
+
+  fastify.get('/health/live', {
+    schema: { tags: ['health'], summary: 'Liveness probe', response: responses({ 200: HealthResponse }) }
+  }, async () => ({ success: true as const, status: 'live' }))
+
+  fastify.get('/health/ready', {
+    schema: { tags: ['health'], summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
+  }, async (request, reply) => {
+    const database = closing ? false : await fastify.orm.isConnected()
+    if (!database) {
+      return reply.code(503).send({
+        success: false,
+        error: { code: 'NOT_READY', message: closing ? 'Shutting down' : 'Database is not reachable' },
+        request_id: request.id
+      })
+    }
+    return { success: true as const, status: 'ready' }
+  })
+}
+
+export default routes

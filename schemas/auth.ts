@@ -1,0 +1,45 @@
+import { Type } from 'typebox'
+import { Id, Success } from './common.ts'
+
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
+const Password = Type.String({ minLength: 10, maxLength: 256, description: 'At least 10 characters, not the e-mail address' })
+
+/** A DNS label: lowercase letters, digits and inner hyphens, 3 to 40 characters. */
+export const Subdomain = Type.String({
+  minLength: 3,
+  maxLength: 40,
+  pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])$',
+  description: 'DNS label: lowercase letters, digits and hyphens, 3-40 characters, no leading or trailing hyphen'
+})
+
+export const SignupBody = Type.Object({
+  company: Type.String({ minLength: 1, maxLength: 200, description: 'Company (tenant) name' }),
+  subdomain: Subdomain,
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Full name of the first administrator' }),
+  email: Email,
+  password: Password
+}, { additionalProperties: false })
+
+export const LoginBody = Type.Object({
+  login: Type.String({ minLength: 1, maxLength: 254, description: 'The e-mail address the account was created with' }),
+  password: Type.String({ minLength: 1, maxLength: 256 })
+}, { additionalProperties: false })
+
+export const PortalUser = Type.Object({
+  id: Id,
+  name: Type.String(),
+  login: Type.String({ description: 'Same as email' }),
+  email: Type.String(),
+  is_admin: Type.Boolean(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('user')]),
+  tenant_id: Id
+}, { description: 'The signed-in portal user' })
+
+export const LoginResponse = Success({
+  token: Type.String({ description: 'Bearer token for the Authorization header' }),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+  user: PortalUser
+}, { description: 'A new portal session' })
+
+export const MeResponse = Success({ user: PortalUser })

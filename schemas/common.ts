@@ -1,0 +1,41 @@
+import { Type, type TSchema } from 'typebox'
+
+export const Id = Type.String({ format: 'uuid', description: 'Identifier (UUID)' })
+export const IdParams = Type.Object({ id: Id })
+
+export const ErrorEnvelope = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({
+    code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, NOT_FOUND' }),
+    message: Type.String({ description: 'Human-readable explanation' }),
+    details: Type.Optional(Type.Unknown({ description: 'Structured detail, e.g. the failing fields' }))
+  }),
+  request_id: Type.String({ description: 'Echoed in the X-Request-Id header and in every log line of the request' })
+}, { $id: 'ErrorEnvelope', description: 'Every error answer has this shape' })
+
+export const SuccessOnly = Type.Object({ success: Type.Literal(true) })
+
+/** Extends a success schema with `success: true`. */
+export function Success<T extends Record<string, TSchema>> (properties: T, options: { description?: string } = {}) {
+  return Type.Object({ success: Type.Literal(true), ...properties }, options)
+}
+
+export const Pagination = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' })
+})
+
+const ErrorRef = Type.Ref('ErrorEnvelope')
+
+/**
+ * Response map for a route: the given success statuses plus the error
+ * statuses every route can answer (validation, auth, rate limit, server).
+ */
+export function responses<T extends Record<number, TSchema>> (success: T, errorStatuses: number[] = []) {
+  const errors: Record<number, TSchema> = {}
+  for (const status of [400, 500, ...errorStatuses]) errors[status] = ErrorRef
+  return { ...errors, ...success } as T & Record<number, TSchema>
+}
+
+/** Error statuses of an authenticated route. */
+export const AUTHENTICATED = [401]

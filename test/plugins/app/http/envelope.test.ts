@@ -1,0 +1,102 @@
+import t, { type Test } from 'tap'
+import { Type } from 'typebox'
+import { build } from '../../../support/build.ts'
+import { bearer, signup } from '../../../support/accounts.ts'
+
+const isEnvelope = (t: Test, body: any, status: number, code: string) => {
+  t.equal(body.success, false, `${status}: success is false`)
+  t.equal(body.error.code, code, `${status}: code`)
+  t.type(body.error.message, 'string', `${status}: human message`)
+  t.match(body.request_id, /\S{8,}/, `${status}: request id`)
+}
+
+t.test('every error status answers in the one envelope', async (t) => {
+  const { app } = await build(t, {
+    env: { BODY_LIMIT: '2048' },
+    routes: (app) => {
+      app.get('/api/test/boom', { config: { auth: 'none' } }, async () => {
+        throw new Error('password=hunter2 at /srv/secret.ts:42')
+      })
+      app.post('/api/test/echo', { config: { auth: 'none' }, schema: { body: Type.Object({ n: Type.Integer() }) } }, async (request) => request.body)
+    }
+  })
+
+  const validation = await app.inject({ method: 'POST', url: '/api/login', payload: { login: 42, extra: true } })
+  t.equal(validation.statusCode, 400)
+  isEnvelope(t, validation.json(), 400, 'VALIDATION_FAILED')
+  const fields = validation.json().error.details.fields.map((f: { field: string }) => f.field).sort()
+  t.same(fields, ['extra', 'login', 'password'], 'names every failing field, JSON bodies are not coerced')
+
+  const unauthorized = await app.inject({ method: 'GET', url: '/api/me' })
+  t.equal(unauthorized.statusCode, 401)
+  isEnvelope(t, unauthorized.json(), 401, 'TOKEN_MISSING')
+
+  const notFound = await app.inject({ method: 'GET', url: '/api/does-not-exist' })
+  t.equal(notFound.statusCode, 404)
+  isEnvelope(t, notFound.json(), 404, 'ROUTE_NOT_FOUND')
+
+  const wrongMethod = await app.inject({ method: 'DELETE', url: '/api/login' })
+  t.equal(wrongMethod.statusCode, 405)
+  t.equal(wrongMethod.headers.allow, 'POST')
+  isEnvelope(t, wrongMethod.json(), 405, 'METHOD_NOT_ALLOWED')
+
+  const { email } = await signup(app)
+  const conflict = await app.inject({
+    method: 'POST',
+    url: '/api/signup',
+    payload: { company: 'X', subdomain: 'another-one', name: 'X', email, password: 'long enough password' }
+  })
+  t.equal(conflict.statusCode, 409)
+  isEnvelope(t, conflict.json(), 409, 'EMAIL_TAKEN')
+
+  const tooLarge = await app.inject({ method: 'POST', url: '/api/login', payload: { login: 'a'.repeat(5000), password: 'x' } })
+  t.equal(tooLarge.statusCode, 413)
+  isEnvelope(t, tooLarge.json(), 413, 'PAYLOAD_TOO_LARGE')
+
+  const wrongType = await app.inject({ method: 'POST', url: '/api/login', headers: { 'content-type': 'text/plain' }, payload: 'hello' })
+  t.equal(wrongType.statusCode, 415)
+  isEnvelope(t, wrongType.json(), 415, 'UNSUPPORTED_MEDIA_TYPE')
+
+  const badJson = await app.inject({ method: 'POST', url: '/api/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"n":' })
+  t.equal(badJson.statusCode, 400)
+  isEnvelope(t, badJson.json(), 400, 'INVALID_JSON')
+
+  const crash = await app.inject({ method: 'GET', url: '/api/test/boom' })
+  t.equal(crash.statusCode, 500)
+  isEnvelope(t, crash.json(), 500, 'INTERNAL_ERROR')
+  t.notMatch(crash.body, /hunter2|secret\.ts|stack/, 'a 5xx never shows internals')
+})
+
+t.test('429 is in the envelope with Retry-After', async (t) => {
+  const { app } = await build(t, { env: { LOGIN_LIMIT_PER_IP: '1' } })
+  const attempt = () => app.inject({ method: 'POST', url: '/api/login', payload: { login: 'a@example.com', password: 'x' }, remoteAddress: '10.1.1.1' })
+  t.equal((await attempt()).statusCode, 401)
+  const limited = await attempt()
+  t.equal(limited.statusCode, 429)
+  t.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After in seconds')
+  isEnvelope(t, limited.json(), 429, 'RATE_LIMITED')
+})
+
+t.test('request id: generated, echoed, and taken from a well-formed X-Request-Id', async (t) => {
+  const { app } = await build(t)
+  const generated = await app.inject({ method: 'GET', url: '/api/me' })
+  t.equal(generated.headers['x-request-id'], generated.json().request_id)
+
+  const given = await app.inject({ method: 'GET', url: '/api/me', headers: { 'x-request-id': 'trace-1234abcd' } })
+  t.equal(given.json().request_id, 'trace-1234abcd')
+
+  const hostile = await app.inject({ method: 'GET', url: '/api/me', headers: { 'x-request-id': '<script>' } })
+  t.not(hostile.json().request_id, '<script>')
+})
+
+t.test('security headers and CORS allow-list', async (t) => {
+  const { app } = await build(t, { env: { CORS_ORIGINS: 'https://app.example.com' } })
+  const { token } = await signup(app)
+  const allowed = await app.inject({ method: 'GET', url: '/api/me', headers: { ...bearer(token), origin: 'https://app.example.com' } })
+  t.equal(allowed.headers['access-control-allow-origin'], 'https://app.example.com')
+  t.equal(allowed.headers['x-content-type-options'], 'nosniff')
+  t.ok(allowed.headers['content-security-policy'], 'CSP set')
+
+  const denied = await app.inject({ method: 'GET', url: '/api/me', headers: { ...bearer(token), origin: 'https://evil.example.com' } })
+  t.equal(denied.headers['access-control-allow-origin'], undefined)
+})

@@ -1,0 +1,95 @@
+/**
+ * `npm test`: provides PostgreSQL for the suite and runs tap.
+ *
+ * - TEST_DATABASE_URL set: use that server (any database on it for admin work).
+ * - otherwise: start an embedded PostgreSQL in a temporary folder, stopped after.
+ *
+ * It migrates one template database; each test file clones it (test/support/database.ts).
+ * Extra arguments go to tap, e.g. `npm test -- test/routes/api/auth/login.test.ts`.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MikroORM } from '@mikro-orm/postgresql'
+import pg from 'pg'
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../database/embedded.ts'
+import { runMigrations } from '../database/migrate.ts'
+import { createOrmConfig } from '../mikro-orm.config.ts'
+import { withDatabase } from './support/database.ts'
+
+let embedded: EmbeddedDatabase | undefined
+let embeddedDir: string | undefined
+let adminUrl = process.env.TEST_DATABASE_URL
+
+if (adminUrl === undefined || adminUrl === '') {
+  embeddedDir = await mkdtemp(join(tmpdir(), 'erp-portal-test-pg-'))
+  const port = await freePort()
+  console.log(`# TEST_DATABASE_URL is not set: starting an embedded PostgreSQL on port ${port}`)
+  embedded = await startEmbeddedPostgres({ dataDir: embeddedDir, port, database: 'postgres' })
+  adminUrl = embedded.url
+}
+
+const runId = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`
+const template = `erp_tpl_${runId}`
+let exitCode = 1
+try {
+  await admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)}`)
+  await admin(`CREATE DATABASE ${pg.escapeIdentifier(template)}`)
+  const templateUrl = withDatabase(adminUrl, template)
+  const orm = await MikroORM.init(createOrmConfig({ databaseUrl: templateUrl, poolMax: 2 }))
+  await runMigrations(orm, templateUrl)
+  await orm.close()
+
+  const env = { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DB: template, TEST_RUN_ID: runId }
+  // tap rebuilds itself when its plugin set changes; do it up front so the first run uses the right set.
+  await run('tap', ['build'], env)
+  exitCode = await run('tap', process.argv.slice(2), env)
+} finally {
+  await admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`).catch(() => {})
+  await dropLeftoverTestDatabases().catch(() => {})
+  await embedded?.stop()
+  if (embeddedDir !== undefined) await rm(embeddedDir, { recursive: true, force: true })
+}
+process.exit(exitCode)
+
+async function admin (sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Test files drop their databases in teardown; a crashed file may not have. */
+async function dropLeftoverTestDatabases (): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [`erp_test_${runId}_`])
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}
+
+function run (command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env })
+    child.on('error', reject)
+    child.on('exit', (code, signal) => resolve(code ?? (signal === null ? 1 : 128)))
+  })
+}
+
+function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
+    })
+  })
+}

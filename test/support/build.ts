@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify'
+import { MikroORM } from '@mikro-orm/postgresql'
+import { buildApp } from '../../app.ts'
+import { loadConfig, type AppConfig } from '../../config/env.ts'
+import { createOrmConfig } from '../../mikro-orm.config.ts'
+import { createTestDatabase } from './database.ts'
+
+interface TestContext {
+  teardown: (fn: () => unknown) => void
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  orm: MikroORM
+  config: AppConfig
+  databaseUrl: string
+}
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0001'
+
+export function testConfig (databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: TEST_JWT_SECRET,
+    BASE_URL: 'http://portal.test',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    ...overrides
+  })
+}
+
+/**
+ * The real app on a database of its own, exercised with app.inject().
+ * `routes` may add test-only routes before the app is sealed.
+ */
+export async function build (t: TestContext, options: {
+  env?: Record<string, unknown>
+  databaseUrl?: string
+  routes?: (app: FastifyInstance) => void
+} = {}): Promise<TestApp> {
+  const databaseUrl = options.databaseUrl ?? await createTestDatabase(t)
+  const config = testConfig(databaseUrl, options.env)
+  const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax: 5 }))
+  const app = await buildApp({ config, orm, logger: false })
+  options.routes?.(app)
+  await app.ready()
+  t.teardown(async () => {
+    await app.close()
+    await orm.close()
+  })
+  return { app, orm, config, databaseUrl }
+}
