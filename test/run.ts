@@ -8,7 +8,7 @@
  * Extra arguments go to tap, e.g. `npm test -- test/routes/api/auth/login.test.ts`.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +25,7 @@ let adminUrl = process.env.TEST_DATABASE_URL
 
 if (adminUrl === undefined || adminUrl === '') {
   embeddedDir = await mkdtemp(join(tmpdir(), 'erp-portal-test-pg-'))
+  await chmod(embeddedDir, 0o755) // mkdtemp makes it 0700; as root, PostgreSQL runs as `postgres` and must enter it
   const port = await freePort()
   console.log(`# TEST_DATABASE_URL is not set: starting an embedded PostgreSQL on port ${port}`)
   embedded = await startEmbeddedPostgres({ dataDir: embeddedDir, port, database: 'postgres' })

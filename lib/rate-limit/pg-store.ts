@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Sql } from '../sql.ts'
 
 export interface Hit {
   current: number
@@ -10,7 +10,7 @@ type HitCallback = (error: Error | null, result?: Hit) => void
 
 const HIT_SQL = `
 INSERT INTO rate_limit_counters (key, hits, reset_at)
-VALUES (?, 1, clock_timestamp() + make_interval(secs => ?::double precision / 1000))
+VALUES ($1, 1, clock_timestamp() + make_interval(secs => $2::double precision / 1000))
 ON CONFLICT (key) DO UPDATE SET
   hits = CASE WHEN rate_limit_counters.reset_at <= clock_timestamp() THEN 1 ELSE rate_limit_counters.hits + 1 END,
   reset_at = CASE WHEN rate_limit_counters.reset_at <= clock_timestamp() THEN EXCLUDED.reset_at ELSE rate_limit_counters.reset_at END
@@ -18,7 +18,7 @@ RETURNING hits, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (reset_at - clock_timestamp(
 
 const READ_SQL = `
 SELECT hits, GREATEST(0, CEIL(EXTRACT(EPOCH FROM (reset_at - clock_timestamp())) * 1000))::bigint AS ttl
-FROM rate_limit_counters WHERE key = ? AND reset_at > clock_timestamp()`
+FROM rate_limit_counters WHERE key = $1 AND reset_at > clock_timestamp()`
 
 const PURGE_SQL = `DELETE FROM rate_limit_counters WHERE reset_at < clock_timestamp() - interval '1 hour'`
 
@@ -26,20 +26,19 @@ const PURGE_SQL = `DELETE FROM rate_limit_counters WHERE reset_at < clock_timest
  * Fixed-window counters in PostgreSQL: one atomic upsert per hit, shared by
  * every replica. Expired rows are purged now and then.
  */
-export function createPgCounters (em: EntityManager) {
-  const connection = () => em.getConnection()
+export function createPgCounters (sql: Sql) {
   let hitsSincePurge = 0
   return {
     async hit (key: string, windowMs: number): Promise<Hit> {
-      const [row] = await connection().execute<{ hits: number, ttl: string }[]>(HIT_SQL, [key, windowMs])
+      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-hit', text: HIT_SQL, values: [key, windowMs] })
       if (++hitsSincePurge >= 1000) {
         hitsSincePurge = 0
-        connection().execute(PURGE_SQL, [], 'run').catch(() => {})
+        sql({ text: PURGE_SQL, values: [] }).catch(() => {})
       }
       return { current: Number(row?.hits ?? 1), ttl: Number(row?.ttl ?? windowMs) }
     },
     async read (key: string): Promise<Hit> {
-      const [row] = await connection().execute<{ hits: number, ttl: string }[]>(READ_SQL, [key])
+      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-read', text: READ_SQL, values: [key] })
       return { current: Number(row?.hits ?? 0), ttl: Number(row?.ttl ?? 0) }
     }
   }

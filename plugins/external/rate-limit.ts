@@ -33,7 +33,7 @@ const tooMany = (ttlMs: number) =>
  * with Retry-After, in the standard error envelope.
  */
 export default fp(async (fastify) => {
-  const counters = createPgCounters(fastify.orm.em)
+  const counters = createPgCounters(fastify.sql)
   await fastify.register(rateLimit, {
     global: false,
     store: pgStoreFor(counters),

@@ -7,6 +7,15 @@ const HealthResponse = Success({ status: Type.String() })
 /** Liveness (the process answers) and readiness (it can reach PostgreSQL and is not shutting down). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   let closing = false
+  // A real round trip: MikroORM connects lazily, so isConnected() says little before the first query.
+  const databaseAnswers = async () => {
+    try {
+      await fastify.orm.em.getConnection().execute('SELECT 1', [], 'get')
+      return true
+    } catch {
+      return false
+    }
+  }
   fastify.addHook('preClose', async () => { closing = true })
 
   fastify.get('/health/live', {
@@ -16,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/health/ready', {
     schema: { tags: ['health'], summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
   }, async (request, reply) => {
-    const database = closing ? false : await fastify.orm.isConnected()
+    const database = closing ? false : await databaseAnswers()
     if (!database) {
       return reply.code(503).send({
         success: false,

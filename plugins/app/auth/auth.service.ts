@@ -1,4 +1,5 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Sql } from '../../../lib/sql.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { normalizeEmail } from '../../../lib/subdomains.ts'
@@ -43,26 +44,29 @@ interface AuthRow {
   role: 'admin' | 'user'
 }
 
-/** One indexed lookup per request: live session, active user, active tenant. */
-const AUTHENTICATE_SQL = `
+/** One primary-key lookup per request, prepared once per connection: live session, active user, active tenant. */
+const AUTHENTICATE = {
+  name: 'portal-authenticate',
+  text: `
 SELECT u.id, u.tenant_id, u.email, u.name, u.role
 FROM portal_sessions s
 JOIN users u ON u.id = s.user_id
 JOIN tenants t ON t.id = u.tenant_id
-WHERE s.id = ? AND s.user_id = ? AND s.tenant_id = ?
+WHERE s.id = $1 AND s.user_id = $2 AND s.tenant_id = $3
   AND s.revoked_at IS NULL AND s.expires_at > now()
   AND u.active AND t.status = 'active'`
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface AuthServiceDeps {
-  orm: MikroORM
+  sql: Sql
   tokens: TokenSigner
   tenants: TenantsService
   tokenTtlSeconds: number
 }
 
-export function createAuthService ({ orm, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
+export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
   async function startSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
     const session = em.create(PortalSession, {
       tenant: user.tenant,
@@ -120,7 +124,7 @@ export function createAuthService ({ orm, tokens, tenants, tokenTtlSeconds }: Au
       if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
         throw TokenInvalid()
       }
-      const [row] = await orm.em.getConnection().execute<AuthRow[]>(AUTHENTICATE_SQL, [sid, sub, tid])
+      const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: [sid, sub, tid] })
       if (row === undefined) throw TokenInvalid()
       return { kind: 'user', userId: row.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId: sid }
     },

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { UserActor } from '../../../lib/actor.ts'
 import { authModeOf } from '../../../lib/route-auth.ts'
-import { scopedEntityManager } from '../../../database/tenancy.ts'
 import { createAuthService, type AuthService } from './auth.service.ts'
 import { TokenMissing } from './auth.errors.ts'
 
@@ -23,7 +22,7 @@ declare module 'fastify' {
  */
 export default fp(async (fastify) => {
   const auth = createAuthService({
-    orm: fastify.orm,
+    sql: fastify.sql,
     tenants: fastify.tenants,
     tokenTtlSeconds: fastify.config.TOKEN_TTL_SECONDS,
     tokens: {
@@ -39,7 +38,7 @@ export default fp(async (fastify) => {
     if (url === undefined || authModeOf(url, request.routeOptions.config) !== 'portal') return
     const actor = await auth.authenticate(bearerToken(request))
     request.actor = actor
-    request.em = scopedEntityManager(fastify.orm.em, actor.tenantId)
+    request.scopeToTenant(actor.tenantId)
   })
 }, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants'] })
 

@@ -1,0 +1,87 @@
+/** Turns autocannon results into the printed table and bench/results/latest.json. */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { arch, cpus, platform } from 'node:os'
+import type { Result } from 'autocannon'
+import type { Scenario } from './scenarios.ts'
+
+export interface Measurement {
+  server: 'baseline' | 'ours'
+  name: string
+  method: string
+  path: string
+  requestsPerSecond: number
+  latencyP50Ms: number
+  latencyP99Ms: number
+  totalRequests: number
+  errors: number
+  timeouts: number
+  non2xx: number
+  statusCodes: Record<string, number>
+  /** requests/s of this scenario divided by the baseline's; 1 for the baseline itself. */
+  ratio: number
+}
+
+export interface RunSettings {
+  connections: number
+  durationSeconds: number
+  warmupSeconds: number
+  poolMax: number
+  database: string
+}
+
+export function toMeasurement (server: Measurement['server'], scenario: Scenario, result: Result, baselineRps?: number): Measurement {
+  const statusCodes: Record<string, number> = {}
+  for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count
+  const requestsPerSecond = result.requests.average
+  return {
+    server,
+    name: scenario.name,
+    method: scenario.method,
+    path: scenario.path,
+    requestsPerSecond,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    totalRequests: result.requests.total,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes,
+    ratio: baselineRps === undefined || baselineRps === 0 ? 1 : requestsPerSecond / baselineRps
+  }
+}
+
+export function failures (measurement: Measurement): number {
+  return measurement.errors + measurement.non2xx
+}
+
+export function formatTable (measurements: Measurement[]): string {
+  const header = ['scenario', 'server', 'req/s (avg)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'ratio vs baseline']
+  const rows = measurements.map((m) => [
+    m.name,
+    m.server,
+    m.requestsPerSecond.toFixed(0),
+    m.latencyP50Ms.toFixed(1),
+    m.latencyP99Ms.toFixed(1),
+    String(m.errors),
+    String(m.non2xx),
+    m.server === 'baseline' ? '-' : m.ratio.toFixed(2)
+  ])
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
+  const line = (cells: string[]) => cells.map((cell, column) =>
+    column < 2 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)).join('  ')
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n')
+}
+
+export async function writeResults (file: URL, settings: RunSettings, measurements: Measurement[]): Promise<void> {
+  await mkdir(new URL('.', file), { recursive: true })
+  const cpu = cpus()
+  const document = {
+    date: new Date().toISOString(),
+    node: process.versions.node,
+    machine: { platform: platform(), arch: arch(), cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown' },
+    settings,
+    ok: measurements.every((m) => failures(m) === 0),
+    measurements
+  }
+  await writeFile(file, JSON.stringify(document, null, 2) + '\n')
+}

@@ -1,0 +1,120 @@
+/**
+ * `npm run bench`: measures the bare baseline server, then each scenario of our
+ * app, each server in a child process of its own, with autocannon here.
+ * Prints a table, writes bench/results/latest.json, and exits non-zero if any
+ * run saw connection errors, timeouts or non-2xx answers. The ratios against
+ * the baseline are reported, never asserted.
+ *
+ * Settings (environment): BENCH_DURATION (s, default 10), BENCH_CONNECTIONS
+ * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers),
+ * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
+ */
+import autocannon, { type Options } from 'autocannon'
+import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
+import { startServer, type RunningServer } from './child-process.ts'
+import { failures, formatTable, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
+import { appScenarios, baselineScenario, preflight, signup, type Scenario } from './scenarios.ts'
+
+const log = (line: string) => console.log(`# ${line}`)
+
+function setting (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, got "${raw}"`)
+  return value
+}
+
+const connections = setting('BENCH_CONNECTIONS', 100)
+const durationSeconds = setting('BENCH_DURATION', 10)
+const warmupSeconds = setting('BENCH_WARMUP', 2)
+const poolMax = setting('BENCH_POOL_MAX', 10)
+
+async function measure (server: RunningServer, scenario: Scenario) {
+  await preflight(server.url, scenario)
+  const warmup = warmupSeconds > 0 ? `${warmupSeconds} s warm-up, then ` : ''
+  log(`${scenario.name}: ${warmup}${durationSeconds} s at ${connections} connections`)
+  const options: Options = {
+    url: `${server.url}${scenario.path}`,
+    method: scenario.method,
+    headers: scenario.headers,
+    connections,
+    duration: durationSeconds
+  }
+  if (scenario.body !== undefined) options.body = scenario.body
+  if (warmupSeconds > 0) options.warmup = { duration: warmupSeconds, connections }
+  return autocannon(options)
+}
+
+// --- cleanup, also on Ctrl-C ---------------------------------------------------
+let dbServer: DatabaseServer | undefined
+let database: BenchDatabase | undefined
+const running = new Set<RunningServer>()
+let cleaning: Promise<void> | undefined
+
+function cleanup (): Promise<void> {
+  cleaning ??= (async () => {
+    for (const server of running) await server.stop().catch((error: unknown) => console.error(error))
+    if (database !== undefined) await database.drop().catch((error: unknown) => console.error('could not drop the bench database:', error))
+    if (dbServer !== undefined) await dbServer.stop().catch((error: unknown) => console.error(error))
+  })()
+  return cleaning
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+async function withServer<T> (file: string, env: Record<string, string>, use: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(new URL(file, import.meta.url), env)
+  running.add(server)
+  try {
+    return await use(server)
+  } finally {
+    await server.stop()
+    running.delete(server)
+  }
+}
+
+// --- the run -------------------------------------------------------------------
+let exitCode = 1
+try {
+  dbServer = await provideServer(log)
+  database = await createBenchDatabase(dbServer.adminUrl)
+  log(`${dbServer.description}, database ${database.name} (migrated)`)
+  const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
+
+  const baseline = await withServer('./baseline-server.ts', childEnv, async (server) => {
+    const scenario = baselineScenario(server.ready.token ?? '')
+    return toMeasurement('baseline', scenario, await measure(server, scenario))
+  })
+
+  const ours = await withServer('./app-server.ts', childEnv, async (server) => {
+    const session = await signup(server.url)
+    const results: Measurement[] = []
+    for (const scenario of appScenarios(session)) {
+      results.push(toMeasurement('ours', scenario, await measure(server, scenario), baseline.requestsPerSecond))
+    }
+    return results
+  })
+
+  const measurements = [baseline, ...ours]
+  const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description }
+  const resultsFile = new URL('./results/latest.json', import.meta.url)
+  await writeResults(resultsFile, settings, measurements)
+
+  console.log(`\n${formatTable(measurements)}\n`)
+  log(`results written to ${resultsFile.pathname}`)
+  const failed = measurements.filter((m) => failures(m) > 0)
+  for (const m of failed) {
+    console.error(`FAILED ${m.name}: ${m.errors} errors (${m.timeouts} timeouts), ${m.non2xx} non-2xx, status codes ${JSON.stringify(m.statusCodes)}`)
+  }
+  exitCode = failed.length === 0 ? 0 : 1
+} catch (error) {
+  console.error(error)
+} finally {
+  await cleanup()
+}
+process.exit(exitCode)

@@ -1,0 +1,62 @@
+/**
+ * What gets measured. The baseline is one fixed request against
+ * bench/baseline-server.ts; every scenario of our app is compared with it.
+ * To benchmark another route, add an entry to `appScenarios`.
+ */
+import { randomBytes } from 'node:crypto'
+
+export interface Scenario {
+  name: string
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  path: string
+  headers: Record<string, string>
+  body?: string
+}
+
+/** A signed-up company admin of our app, obtained through the real signup route. */
+export interface Session {
+  token: string
+  user: { id: string, tenant_id: string }
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+export function baselineScenario (token: string): Scenario {
+  return { name: 'baseline GET /me', method: 'GET', path: '/me', headers: bearer(token) }
+}
+
+export function appScenarios (session: Session): Scenario[] {
+  return [
+    { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: bearer(session.token) }
+  ]
+}
+
+/** One real signup (signup is rate-limited per IP: keep it to one per run). */
+export async function signup (baseUrl: string): Promise<Session> {
+  const suffix = randomBytes(4).toString('hex')
+  const response = await fetch(`${baseUrl}/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      company: `Bench Company ${suffix}`,
+      subdomain: `bench-${suffix}`,
+      name: 'Bench Admin',
+      email: `bench-${suffix}@example.com`,
+      password: 'correct horse battery staple'
+    })
+  })
+  const text = await response.text()
+  if (response.status !== 201) throw new Error(`signup answered ${response.status}: ${text}`)
+  return JSON.parse(text) as Session
+}
+
+/** One request before the load, so a broken scenario fails with its answer shown. */
+export async function preflight (baseUrl: string, scenario: Scenario): Promise<void> {
+  const init: RequestInit = { method: scenario.method, headers: scenario.headers }
+  if (scenario.body !== undefined) init.body = scenario.body
+  const response = await fetch(`${baseUrl}${scenario.path}`, init)
+  const text = await response.text()
+  if (response.status < 200 || response.status > 299) {
+    throw new Error(`${scenario.name}: preflight answered ${response.status}: ${text.slice(0, 500)}`)
+  }
+}

@@ -1,0 +1,15 @@
+import type pg from 'pg'
+
+export interface Statement {
+  /** Naming a statement makes pg prepare it once per connection: for hot paths. */
+  name?: string
+  text: string
+  values: unknown[]
+}
+
+/** Plain parameterised SQL on the ORM's own pool, for hot paths where the ORM's layers cost too much. */
+export type Sql = <Row>(statement: Statement) => Promise<Row[]>
+
+export function sqlOnPool (pool: pg.Pool): Sql {
+  return async <Row>(statement: Statement) => (await pool.query(statement)).rows as Row[]
+}

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+export function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')))
+    })
+  })
+}
+
+export interface Running {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** Runs `node server.ts` the way `npm start` does, with only the given environment. */
+export function startServer (env: Record<string, string>): Running {
+  const child = spawn(process.execPath, ['server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk) => { output += String(chunk) })
+  child.stderr?.on('data', (chunk) => { output += String(chunk) })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+/** Polls until the URL answers 200 (or the process dies, or time runs out). */
+export async function waitForReady (url: string, running: Running, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let dead = false
+  running.exited.then(() => { dead = true })
+  while (Date.now() < deadline && !dead) {
+    try {
+      if ((await fetch(url)).status === 200) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`not ready at ${url}; output:\n${running.output()}`)
+}
+
+export async function portIsOpen (port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) })
+    return true
+  } catch (error) {
+    return !String((error as { cause?: { code?: string } }).cause?.code).includes('ECONNREFUSED')
+  }
+}
