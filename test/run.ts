@@ -46,7 +46,7 @@ try {
   const env = { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DB: template, TEST_RUN_ID: runId }
   // tap rebuilds itself when its plugin set changes; do it up front so the first run uses the right set.
   await run('tap', ['build'], env)
-  exitCode = await run('tap', process.argv.slice(2), env)
+  exitCode = await runTap(process.argv.slice(2), env)
 } finally {
   await admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`).catch(() => {})
   await dropLeftoverTestDatabases().catch(() => {})
@@ -75,6 +75,30 @@ async function dropLeftoverTestDatabases (): Promise<void> {
   } finally {
     await client.end()
   }
+}
+
+/**
+ * Runs tap, passing its output through, and ends with a plain
+ * "N passed, N failed" line that any CI can read.
+ */
+function runTap (args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('tap', args, { stdio: ['inherit', 'pipe', 'inherit'], env })
+    let tail = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk)
+      tail = (tail + chunk.toString()).slice(-4096)
+    })
+    child.on('error', reject)
+    child.on('exit', (code, signal) => {
+      const summary = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?/.exec(tail)
+      if (summary !== null) {
+        const [, , pass = '0', fail = '0', skip] = summary
+        console.log(`${pass} passed, ${fail} failed${skip === undefined ? '' : `, ${skip} skipped`}`)
+      }
+      resolve(code ?? (signal === null ? 1 : 128))
+    })
+  })
 }
 
 function run (command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
