@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Sql } from '../sql.ts'
 
 export interface Hit {
@@ -30,7 +31,7 @@ export function createPgCounters (sql: Sql) {
   let hitsSincePurge = 0
   return {
     async hit (key: string, windowMs: number): Promise<Hit> {
-      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-hit', text: HIT_SQL, values: [key, windowMs] })
+      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-hit', text: HIT_SQL, values: [counterKey(key), windowMs] })
       if (++hitsSincePurge >= 1000) {
         hitsSincePurge = 0
         sql({ text: PURGE_SQL, values: [] }).catch(() => {})
@@ -38,10 +39,15 @@ export function createPgCounters (sql: Sql) {
       return { current: Number(row?.hits ?? 1), ttl: Number(row?.ttl ?? windowMs) }
     },
     async read (key: string): Promise<Hit> {
-      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-read', text: READ_SQL, values: [key] })
+      const [row] = await sql<{ hits: number, ttl: string }>({ name: 'rate-limit-read', text: READ_SQL, values: [counterKey(key)] })
       return { current: Number(row?.hits ?? 0), ttl: Number(row?.ttl ?? 0) }
     }
   }
+}
+
+/** Keys carry client input (an e-mail); an over-long or NUL-bearing one is stored as its hash so it always fits. */
+export function counterKey (key: string): string {
+  return key.length <= 200 && !key.includes('\u0000') ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`
 }
 
 export type PgCounters = ReturnType<typeof createPgCounters>

@@ -79,3 +79,15 @@ function validationBody (issues: ValidationIssue[], context: string): ErrorBody 
   const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ')
   return { code: 'VALIDATION_FAILED', message: `Invalid ${context}: ${summary}`, details: { fields } }
 }
+
+/** PostgreSQL text cannot hold U+0000: such input is refused up front instead of failing in the database. */
+export function findNulCharacter (value: unknown, path = '', depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? (path || 'value') : undefined
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined
+  for (const [key, child] of Object.entries(value)) {
+    if (key.includes('\u0000')) return path ? `${path}.(key)` : '(key)'
+    const found = findNulCharacter(child, path ? `${path}.${key}` : key, depth + 1)
+    if (found !== undefined) return found
+  }
+  return undefined
+}

@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, RouteOptions } from 'fastify'
-import { toErrorBody } from './envelope.ts'
+import { defineError } from '../../../lib/errors.ts'
+import { findNulCharacter, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
+
+const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
 
 export interface RegisteredRoute {
   method: RouteOptions['method']
@@ -28,6 +31,13 @@ export default fp(async (fastify) => {
   fastify.addHook('onRoute', (route) => {
     methodRouter.add(route.method, route.url)
     routeTable.push({ method: route.method, url: route.url, schema: route.schema, config: route.config })
+  })
+
+  fastify.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
+      const field = findNulCharacter(value)
+      if (field !== undefined) throw InvalidCharacter(`The ${part} contains a NUL character (in ${field})`, { fields: [{ field, in: part, message: 'must not contain U+0000' }] })
+    }
   })
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {

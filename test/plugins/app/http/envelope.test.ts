@@ -27,6 +27,11 @@ t.test('every error status answers in the one envelope', async (t) => {
   const fields = validation.json().error.details.fields.map((f: { field: string }) => f.field).sort()
   t.same(fields, ['extra', 'login', 'password'], 'names every failing field, JSON bodies are not coerced')
 
+  const nul = await app.inject({ method: 'POST', url: '/api/login', payload: { login: 'a\u0000@example.com', password: 'x' } })
+  t.equal(nul.statusCode, 400, 'a NUL character is refused before it reaches PostgreSQL')
+  isEnvelope(t, nul.json(), 400, 'INVALID_CHARACTER')
+  t.equal(nul.json().error.details.fields[0].field, 'login')
+
   const unauthorized = await app.inject({ method: 'GET', url: '/api/me' })
   t.equal(unauthorized.statusCode, 401)
   isEnvelope(t, unauthorized.json(), 401, 'TOKEN_MISSING')
@@ -39,6 +44,12 @@ t.test('every error status answers in the one envelope', async (t) => {
   t.equal(wrongMethod.statusCode, 405)
   t.equal(wrongMethod.headers.allow, 'POST')
   isEnvelope(t, wrongMethod.json(), 405, 'METHOD_NOT_ALLOWED')
+
+  const disabled = await signup(app)
+  await app.orm.em.getConnection().execute('UPDATE users SET active = false WHERE id = ?', [disabled.user.id])
+  const forbidden = await app.inject({ method: 'POST', url: '/api/login', payload: { login: disabled.email, password: disabled.password } })
+  t.equal(forbidden.statusCode, 403)
+  isEnvelope(t, forbidden.json(), 403, 'ACCOUNT_DISABLED')
 
   const { email } = await signup(app)
   const conflict = await app.inject({
