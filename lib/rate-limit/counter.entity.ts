@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core'
+import { timestamp } from '../../database/columns.ts'
 
 /**
  * Fixed-window counters behind @fastify/rate-limit, kept in PostgreSQL so that
@@ -11,7 +12,7 @@ const RateLimitCounterSchema = defineEntity({
   properties: {
     key: p.string().length(300).primary(),
     hits: p.integer(),
-    resetAt: p.datetime().columnType('timestamptz').index()
+    resetAt: timestamp().index()
   }
 })
 

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p } from '@mikro-orm/core'
+import { uuidPrimaryKey, timestamp, createdAt } from '../../../database/columns.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { User } from '../users/user.entity.ts'
 
@@ -11,12 +11,12 @@ const PortalSessionSchema = defineEntity({
   name: 'PortalSession',
   tableName: 'portal_sessions',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: uuidPrimaryKey(),
     tenant: () => p.manyToOne(Tenant).index(),
     user: () => p.manyToOne(User).index(),
-    createdAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()),
-    expiresAt: p.datetime().columnType('timestamptz'),
-    revokedAt: p.datetime().columnType('timestamptz').nullable(),
+    createdAt: createdAt(),
+    expiresAt: timestamp(),
+    revokedAt: timestamp().nullable(),
     ip: p.string().length(64).nullable(),
     userAgent: p.string().length(512).nullable()
   }

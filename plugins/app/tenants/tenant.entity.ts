@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p } from '@mikro-orm/core'
+import { uuidPrimaryKey, createdAt, updatedAt } from '../../../database/columns.ts'
 
 export const TENANT_STATUSES = ['active', 'suspended'] as const
 export type TenantStatus = typeof TENANT_STATUSES[number]
@@ -8,12 +8,12 @@ const TenantSchema = defineEntity({
   name: 'Tenant',
   tableName: 'tenants',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: uuidPrimaryKey(),
     name: p.string().length(200),
     subdomain: p.string().length(40).unique(),
     status: p.enum(TENANT_STATUSES).default('active'),
-    createdAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()),
-    updatedAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()).onUpdate(() => new Date())
+    createdAt: createdAt(),
+    updatedAt: updatedAt()
   }
 })
 

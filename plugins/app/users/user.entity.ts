@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p } from '@mikro-orm/core'
+import { uuidPrimaryKey, timestamp, createdAt, updatedAt } from '../../../database/columns.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 
 export const USER_ROLES = ['admin', 'user'] as const
@@ -9,7 +9,7 @@ const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: uuidPrimaryKey(),
     tenant: () => p.manyToOne(Tenant).index(),
     /** Stored lower-cased: e-mail is the login and is unique across all tenants. */
     email: p.string().length(254).unique(),
@@ -17,9 +17,9 @@ const UserSchema = defineEntity({
     role: p.enum(USER_ROLES).default('user'),
     active: p.boolean().default(true),
     passwordHash: p.string().length(255).hidden().lazy(),
-    lastLoginAt: p.datetime().columnType('timestamptz').nullable(),
-    createdAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()),
-    updatedAt: p.datetime().columnType('timestamptz').onCreate(() => new Date()).onUpdate(() => new Date())
+    lastLoginAt: timestamp().nullable(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt()
   }
 })
 
