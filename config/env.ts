@@ -28,6 +28,11 @@ export const EnvSchema = Type.Object({
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info' }
   ),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'ERP Portal <no-reply@localhost>' }),
+  INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
+  INVITATION_RESEND_LIMIT: Type.Integer({ minimum: 1, default: 3 }),
+  SUPPORT_API_TOKEN: Type.Optional(Type.String({ minLength: 32 })),
   LOGIN_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 20 }),
   LOGIN_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 10 }),
   SIGNUP_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10 }),

@@ -1,7 +1,17 @@
+import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
-import { RateLimitCounter } from '../lib/rate-limit/counter.entity.ts'
+import { Instance } from '../plugins/app/instances/instance.entity.ts'
+import { Invitation } from '../plugins/app/invitations/invitation.entity.ts'
+import { MailOutbox } from '../plugins/app/mail/mail-outbox.entity.ts'
+import { ErpModule } from '../plugins/app/modules/erp-module.entity.ts'
+import { TenantSettings } from '../plugins/app/settings/tenant-settings.entity.ts'
 import { Tenant } from '../plugins/app/tenants/tenant.entity.ts'
+import { Ticket, TicketMessage } from '../plugins/app/tickets/ticket.entity.ts'
 import { User } from '../plugins/app/users/user.entity.ts'
+import { RateLimitCounter } from '../lib/rate-limit/counter.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
-export const entities = [Tenant, User, PortalSession, RateLimitCounter]
+export const entities = [
+  Tenant, User, PortalSession, RateLimitCounter,
+  Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox
+]

@@ -13,7 +13,13 @@ export const TENANT_FILTER = 'tenant'
 const tenantColumn: Record<string, string> = {
   Tenant: 'id',
   User: 'tenant',
-  PortalSession: 'tenant'
+  PortalSession: 'tenant',
+  Instance: 'tenant',
+  Activity: 'tenant',
+  Invitation: 'tenant',
+  Ticket: 'tenant',
+  TicketMessage: 'tenant',
+  TenantSettings: 'tenant'
 }
 
 export interface TenantFilterParams {

@@ -31,3 +31,35 @@ export async function signup (app: FastifyInstance, overrides: Record<string, st
 export function bearer (token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` }
 }
+
+/**
+ * Adds a member to an existing tenant straight through the ORM (not through
+ * the users routes under test) and logs them in through the real login route.
+ */
+export async function addMember (
+  app: FastifyInstance,
+  tenantId: string,
+  options: { role?: 'admin' | 'user', name?: string } = {}
+): Promise<SignedUp> {
+  const { hashPassword } = await import('../../plugins/app/auth/password.ts')
+  const { User } = await import('../../plugins/app/users/user.entity.ts')
+  const { Tenant } = await import('../../plugins/app/tenants/tenant.entity.ts')
+  const suffix = `${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`
+  const email = `member-${suffix}@example.com`
+  const password = 'member password 1234'
+  const em = app.orm.em.fork()
+  em.create(User, {
+    tenant: em.getReference(Tenant, tenantId),
+    email,
+    name: options.name ?? `Member ${suffix}`,
+    role: options.role ?? 'user',
+    active: true,
+    passwordHash: await hashPassword(password),
+    lastLoginAt: null
+  })
+  await em.flush()
+  const response = await app.inject({ method: 'POST', url: '/api/login', payload: { login: email, password }, remoteAddress: `10.8.${counter % 250}.1` })
+  if (response.statusCode !== 200) throw new Error(`member login failed: ${response.body}`)
+  const json = response.json()
+  return { token: json.token, user: json.user, password, email, subdomain: '' }
+}
