@@ -67,7 +67,7 @@ export interface AuthServiceDeps {
 }
 
 export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
-  async function startSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
+  async function issueSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
     const session = em.create(PortalSession, {
       tenant: user.tenant,
       user,
@@ -87,10 +87,16 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
   }
 
   return {
+    /**
+     * Opens a portal session for a user (tenant loaded) and answers the login
+     * body. Used by login, signup and invitation acceptance.
+     */
+    issueSession,
+
     /** Public signup: a new tenant, its first admin, and a session for that admin. */
     async signup (em: EntityManager, input: RegisterTenantInput, meta: ClientMeta): Promise<LoginResult> {
       const { admin } = await tenants.registerTenant(em, input)
-      return startSession(em, admin, meta)
+      return issueSession(em, admin, meta)
     },
 
     /** Same answer (and about the same time) for an unknown e-mail and a wrong password. */
@@ -106,7 +112,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       if (!(await verifyPassword(user.passwordHash, input.password))) throw InvalidCredentials()
       if (!user.active) throw AccountDisabled()
       if (user.tenant.status !== 'active') throw TenantSuspended()
-      return startSession(em, user, meta)
+      return issueSession(em, user, meta)
     },
 
     /**
