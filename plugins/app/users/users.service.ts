@@ -1,0 +1,122 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { UserActor } from '../../../lib/actor.ts'
+import { requireAdmin } from '../../../lib/roles.ts'
+import { normalizeEmail } from '../../../lib/subdomains.ts'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
+import { PortalSession } from '../auth/session.entity.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { EmailTaken } from '../tenants/tenants.errors.ts'
+import { User, type UserRole } from './user.entity.ts'
+import { CannotDeactivateSelf, LastAdmin, UserNotFound } from './users.errors.ts'
+
+export interface UserView {
+  id: string
+  name: string
+  email: string
+  login: string
+  role: UserRole
+  active: boolean
+  created_at: string
+  last_login: string | null
+}
+
+export function toUserView (user: User): UserView {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    login: user.email,
+    role: user.role,
+    active: user.active,
+    created_at: user.createdAt.toISOString(),
+    last_login: user.lastLoginAt?.toISOString() ?? null
+  }
+}
+
+export function createUsersService ({ activity }: { activity: ActivityService }) {
+  /** Serialises admin-count checks per tenant, so two admins demoting each other cannot both succeed. */
+  async function lockTenant (tx: EntityManager, tenantId: string): Promise<void> {
+    await tx.findOneOrFail(Tenant, { id: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+  }
+
+  async function isLastActiveAdmin (tx: EntityManager, user: User): Promise<boolean> {
+    if (user.role !== 'admin' || !user.active) return false
+    return await tx.count(User, { role: 'admin', active: true }) <= 1
+  }
+
+  async function findUser (tx: EntityManager, id: string): Promise<User> {
+    const user = await tx.findOne(User, { id })
+    if (user === null) throw UserNotFound()
+    return user
+  }
+
+  return {
+    async list (em: EntityManager): Promise<UserView[]> {
+      const users = await em.find(User, {}, { orderBy: { active: 'desc', name: 'asc' } })
+      return users.map(toUserView)
+    },
+
+    async create (em: EntityManager, actor: UserActor, input: { email: string, name: string, password: string }): Promise<UserView> {
+      requireAdmin(actor, 'add users')
+      const email = normalizeEmail(input.email)
+      assertPasswordPolicy(input.password, email)
+      if (await em.count(User, { email }, ACROSS_TENANTS) > 0) throw EmailTaken(undefined, { field: 'email' })
+      const passwordHash = await hashPassword(input.password)
+      try {
+        return await em.transactional(async (tx) => {
+          const user = tx.create(User, {
+            tenant: tx.getReference(Tenant, actor.tenantId),
+            email,
+            name: input.name.trim(),
+            role: 'user',
+            active: true,
+            passwordHash,
+            lastLoginAt: null
+          })
+          activity.record(tx, actor, { type: 'user.created', title: `${actor.name} added ${user.name} (${email})`, targetType: 'user', targetId: user.id })
+          await tx.flush()
+          return toUserView(user)
+        })
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) throw EmailTaken(undefined, { field: 'email' })
+        throw error
+      }
+    },
+
+    /** Soft deactivation: the record stays, its sessions end at once. */
+    async deactivate (em: EntityManager, actor: UserActor, id: string): Promise<UserView> {
+      requireAdmin(actor, 'deactivate users')
+      return em.transactional(async (tx) => {
+        await lockTenant(tx, actor.tenantId)
+        const user = await findUser(tx, id)
+        if (user.id === actor.userId) throw CannotDeactivateSelf()
+        if (!user.active) return toUserView(user)
+        if (await isLastActiveAdmin(tx, user)) throw LastAdmin()
+        user.active = false
+        await tx.nativeUpdate(PortalSession, { user: user.id, revokedAt: null }, { revokedAt: new Date() })
+        activity.record(tx, actor, { type: 'user.deactivated', title: `${actor.name} deactivated ${user.name}`, targetType: 'user', targetId: user.id })
+        await tx.flush()
+        return toUserView(user)
+      })
+    },
+
+    async setRole (em: EntityManager, actor: UserActor, id: string, role: UserRole): Promise<UserView> {
+      requireAdmin(actor, 'change roles')
+      return em.transactional(async (tx) => {
+        await lockTenant(tx, actor.tenantId)
+        const user = await findUser(tx, id)
+        if (user.role === role) return toUserView(user)
+        if (role === 'user' && await isLastActiveAdmin(tx, user)) throw LastAdmin('The last active administrator cannot be demoted')
+        user.role = role
+        activity.record(tx, actor, { type: 'user.role_changed', title: `${actor.name} made ${user.name} ${role === 'admin' ? 'an administrator' : 'a user'}`, targetType: 'user', targetId: user.id })
+        await tx.flush()
+        return toUserView(user)
+      })
+    }
+  }
+}
+
+export type UsersService = ReturnType<typeof createUsersService>

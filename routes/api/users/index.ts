@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
+import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../../../schemas/users.ts'
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/api/users', {
+    schema: {
+      tags: ['users'],
+      summary: "The company's users",
+      description: 'Every member, active ones first. Any member may list.',
+      response: responses({ 200: UserListResponse }, AUTHENTICATED)
+    }
+  }, async (request) => ({ success: true as const, users: await fastify.users.list(request.em) }))
+
+  fastify.post('/api/users/create', {
+    schema: {
+      tags: ['users'],
+      summary: 'Add a user (admin)',
+      description: 'Creates an active user with role `user`. Password: at least 10 characters, not the e-mail. Duplicate e-mail (in any company): 409 EMAIL_TAKEN.',
+      body: CreateUserBody,
+      response: responses({ 201: UserResponse }, [401, 403, 409])
+    }
+  }, async (request, reply) => {
+    const user = await fastify.users.create(request.em, request.actor, request.body)
+    return reply.code(201).send({ success: true as const, user })
+  })
+
+  fastify.delete('/api/users/:id', {
+    schema: {
+      tags: ['users'],
+      summary: 'Deactivate a user (admin)',
+      description: 'Soft deactivation: `active` becomes false, the record stays, the user\'s tokens stop working at once. 409 for yourself (CANNOT_DEACTIVATE_SELF) and for the last active admin (LAST_ADMIN).',
+      params: IdParams,
+      response: responses({ 200: UserResponse }, [401, 403, 404, 409])
+    }
+  }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.em, request.actor, request.params.id) }))
+
+  fastify.put('/api/users/:id/role', {
+    schema: {
+      tags: ['users'],
+      summary: 'Change a user\'s role (admin)',
+      description: '`admin` or `user`; anything else is a 400 listing the allowed values. Demoting the last active admin: 409 LAST_ADMIN.',
+      params: IdParams,
+      body: SetRoleBody,
+      response: responses({ 200: UserResponse }, [401, 403, 404, 409])
+    }
+  }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.em, request.actor, request.params.id, request.body.role) }))
+}
+
+export default routes
