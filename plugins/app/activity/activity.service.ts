@@ -71,7 +71,7 @@ export function createActivityService () {
     },
 
     /** Newest first; `before` is the id of the last item of the previous page. */
-    async list (em: EntityManager, query: ActivityQuery): Promise<{ activities: ActivityView[], next_before: number | null }> {
+    async list (em: EntityManager, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
       const where: Record<string, unknown> = {}
       if (query.before !== undefined) where.id = { $lt: query.before }
       if (query.type !== undefined) where.type = query.type
@@ -79,7 +79,7 @@ export function createActivityService () {
       const rows = await em.find(Activity, where, { orderBy: { id: 'desc' }, limit: query.limit + 1 })
       const page = rows.slice(0, query.limit)
       const last = page.at(-1)
-      return { activities: page.map(toActivityView), next_before: rows.length > query.limit && last !== undefined ? last.id : null }
+      return { activities: page.map(toActivityView), next_cursor: rows.length > query.limit && last !== undefined ? last.id : null }
     }
   }
 }

@@ -1,0 +1,12 @@
+import fp from 'fastify-plugin'
+import { createDashboardService, type DashboardService } from './dashboard.service.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    dashboard: DashboardService
+  }
+}
+
+export default fp(async (fastify) => {
+  fastify.decorate('dashboard', createDashboardService({ sql: fastify.sql }))
+}, { name: 'dashboard', dependencies: ['orm'] })

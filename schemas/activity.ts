@@ -1,0 +1,29 @@
+import { Type } from 'typebox'
+import { Id, Success } from './common.ts'
+
+export const ActivityItem = Type.Object({
+  id: Type.Integer({ description: 'Increasing; also the pagination cursor' }),
+  title: Type.String(),
+  type: Type.String({ description: 'e.g. user.created, ticket.replied, instance.started' }),
+  actor: Type.Object({
+    kind: Type.Unsafe<'user' | 'agent' | 'system'>({ type: 'string', enum: ['user', 'agent', 'system'] }),
+    id: Type.Union([Type.String(), Type.Null()], { description: 'User id (users and agents) or job name (system)' }),
+    name: Type.String()
+  }),
+  target_type: Type.Union([Type.String(), Type.Null()]),
+  target_id: Type.Union([Type.String(), Type.Null()]),
+  instance_id: Type.Union([Id, Type.Null()]),
+  created_at: Type.String({ format: 'date-time' })
+})
+
+export const ActivityQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100' }),
+  before: Type.Optional(Type.Integer({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Only this activity type' })),
+  instance_id: Type.Optional(Id)
+}, { additionalProperties: false })
+
+export const ActivityListResponse = Success({
+  activities: Type.Array(ActivityItem),
+  next_cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null on the last page' })
+})
