@@ -13,7 +13,7 @@ import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
 import { startServer, type RunningServer } from './child-process.ts'
 import { failures, formatTable, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
-import { appScenarios, baselineScenario, preflight, signup, type Scenario } from './scenarios.ts'
+import { appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
 
@@ -93,6 +93,7 @@ try {
 
   const ours = await withServer('./app-server.ts', childEnv, async (server) => {
     const session = await signup(server.url)
+    await prepareTenant(database!.url, session)
     const results: Measurement[] = []
     for (const scenario of appScenarios(session)) {
       results.push(toMeasurement('ours', scenario, await measure(server, scenario), baseline.requestsPerSecond))

@@ -4,6 +4,8 @@
  * To benchmark another route, add an entry to `appScenarios`.
  */
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { fillTenantWith } from '../test/support/data.ts'
 
 export interface Scenario {
   name: string
@@ -26,9 +28,23 @@ export function baselineScenario (token: string): Scenario {
 }
 
 export function appScenarios (session: Session): Scenario[] {
+  const auth = bearer(session.token)
   return [
-    { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: bearer(session.token) }
+    { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
+    { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: auth },
+    { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth }
   ]
+}
+
+/** The measured tenant's data: 10 users and 200 activities, as the portal-core issue specifies. */
+export async function prepareTenant (databaseUrl: string, session: Session): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, { users: 9, activities: 200 })
+  } finally {
+    await client.end()
+  }
 }
 
 /** One real signup (signup is rate-limited per IP: keep it to one per run). */

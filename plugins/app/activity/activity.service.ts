@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
+import { tenantSql } from '../../../lib/tenant-sql.ts'
+import type { Sql } from '../../../lib/sql.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
+import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
 
 export interface ActivityInput {
   /** Dotted, stable, e.g. `user.created`, `ticket.replied`, `instance.started`. */
@@ -38,20 +41,30 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
-export function toActivityView (row: Activity): ActivityView {
+export function toActivityView (row: ActivityRow): ActivityView {
   return {
-    id: row.id,
+    id: Number(row.id),
     title: row.title,
     type: row.type,
-    actor: { kind: row.actorKind, id: row.actorId ?? null, name: row.actorName },
-    target_type: row.targetType ?? null,
-    target_id: row.targetId ?? null,
-    instance_id: row.instanceId ?? null,
-    created_at: row.createdAt.toISOString()
+    actor: { kind: row.actor_kind, id: row.actor_id, name: row.actor_name },
+    target_type: row.target_type,
+    target_id: row.target_id,
+    instance_id: row.instance_id,
+    created_at: new Date(row.created_at).toISOString()
   }
 }
 
-export function createActivityService () {
+export function createActivityService ({ sql }: { sql: Sql }) {
+  /** Raw, prepared and tenant-bound: the feed is read far more often than it is written. */
+  async function list (actor: Actor, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+    const rows = await tenantSql(sql, actor.tenantId)<ActivityRow>(LIST_ACTIVITIES, [
+      query.before ?? null, query.type ?? null, query.instanceId ?? null, query.limit + 1
+    ])
+    const page = rows.slice(0, query.limit).map(toActivityView)
+    const last = page.at(-1)
+    return { activities: page, next_cursor: rows.length > query.limit && last !== undefined ? last.id : null }
+  }
+
   return {
     /**
      * Adds an activity record to `em`'s unit of work. Call it inside the
@@ -70,17 +83,8 @@ export function createActivityService () {
       })
     },
 
-    /** Newest first; `before` is the id of the last item of the previous page. */
-    async list (em: EntityManager, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
-      const where: Record<string, unknown> = {}
-      if (query.before !== undefined) where.id = { $lt: query.before }
-      if (query.type !== undefined) where.type = query.type
-      if (query.instanceId !== undefined) where.instanceId = query.instanceId
-      const rows = await em.find(Activity, where, { orderBy: { id: 'desc' }, limit: query.limit + 1 })
-      const page = rows.slice(0, query.limit)
-      const last = page.at(-1)
-      return { activities: page.map(toActivityView), next_cursor: rows.length > query.limit && last !== undefined ? last.id : null }
-    }
+    /** Newest first; `before` is `next_cursor` of the previous page. */
+    list
   }
 }
 

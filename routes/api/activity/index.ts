@@ -15,7 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { limit, before, type, instance_id: instanceId } = request.query
     return {
       success: true as const,
-      ...await fastify.activity.list(request.em, {
+      ...await fastify.activity.list(request.actor, {
         limit,
         ...(before === undefined ? {} : { before }),
         ...(type === undefined ? {} : { type }),

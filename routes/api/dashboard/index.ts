@@ -10,7 +10,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Company, user, subscription and configuration, instances, statistics and the latest 10 activities. A fixed number of SQL statements, however much data the company has.',
       response: responses({ 200: DashboardResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(request.em, request.actor) }))
+  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(request.actor) }))
 }
 
 export default routes
