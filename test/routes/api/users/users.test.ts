@@ -3,7 +3,7 @@ import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 
 const activityTypes = async (app: import('fastify').FastifyInstance, tenantId: string) =>
-  (await app.orm.em.getConnection().execute('SELECT type FROM activities WHERE tenant_id = ? ORDER BY id', [tenantId])).map((r: { type: string }) => r.type)
+  (await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE tenant_id = $1 ORDER BY id', values: [tenantId] })).map((r) => r.type)
 
 t.test('list shows the tenant\'s users with the documented fields, and nobody else\'s', async (t) => {
   const { app } = await build(t)
