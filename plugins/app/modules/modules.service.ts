@@ -1,0 +1,48 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql'
+import { ErpModule } from './erp-module.entity.ts'
+
+export interface ModuleView {
+  id: number
+  name: string
+  technical_name: string
+  description: string
+  category: string
+}
+
+export interface ModuleFilters {
+  /** Exact category, compared without case. */
+  category?: string
+  /** Searched without case in name, technical name and description. */
+  q?: string
+}
+
+/** Makes `%`, `_` and `\` match themselves in a LIKE pattern. */
+export function escapeLike (text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`)
+}
+
+export function toModuleView (row: ErpModule): ModuleView {
+  return { id: row.id, name: row.name, technical_name: row.technicalName, description: row.description, category: row.category }
+}
+
+export function createModulesService () {
+  return {
+    /** The catalog, ordered by category, then sequence, then name. Blank filters are ignored. */
+    async list (em: EntityManager, filters: ModuleFilters = {}): Promise<ModuleView[]> {
+      const where: FilterQuery<ErpModule>[] = []
+      const category = filters.category?.trim() ?? ''
+      if (category !== '') where.push({ category: { $ilike: escapeLike(category) } })
+      const q = filters.q?.trim() ?? ''
+      if (q !== '') {
+        const pattern = `%${escapeLike(q)}%`
+        where.push({ $or: [{ name: { $ilike: pattern } }, { technicalName: { $ilike: pattern } }, { description: { $ilike: pattern } }] })
+      }
+      const rows = await em.find(ErpModule, where.length === 0 ? {} : { $and: where }, {
+        orderBy: [{ category: 'asc' }, { sequence: 'asc' }, { name: 'asc' }, { technicalName: 'asc' }]
+      })
+      return rows.map(toModuleView)
+    }
+  }
+}
+
+export type ModulesService = ReturnType<typeof createModulesService>

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
+import { SettingsResponse, SettingsUpdateBody } from '../../../schemas/settings.ts'
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/api/settings', {
+    schema: {
+      tags: ['settings'],
+      summary: 'Company settings',
+      description: 'Company details and notification preferences of the caller\'s company. Any member may read them.',
+      response: responses({ 200: SettingsResponse }, AUTHENTICATED)
+    }
+  }, async (request) => ({ success: true as const, settings: await fastify.settings.get(request.em, request.actor) }))
+
+  fastify.put('/api/settings/update', {
+    schema: {
+      tags: ['settings'],
+      summary: 'Change company settings',
+      description: 'Partial update, administrators only. Invalid values answer 400 with a per-field code ' +
+        '(INVALID_COUNTRY, INVALID_CURRENCY, INVALID_TIMEZONE, INVALID_LANGUAGE, INVALID_COMPANY_EMAIL, …) and `details.fields[]`; ' +
+        'nothing is saved unless every field is valid. Answers the settings after the change.',
+      body: SettingsUpdateBody,
+      response: responses({ 200: SettingsResponse }, [...AUTHENTICATED, 403, 413, 415])
+    }
+  }, async (request) => ({ success: true as const, settings: await fastify.settings.update(request.em, request.actor, request.body) }))
+}
+
+export default routes
