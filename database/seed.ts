@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from '../config/env.ts'
 import { ACROSS_TENANTS } from './tenancy.ts'
+import { seedModuleCatalog } from '../plugins/app/modules/catalog.ts'
 import { Tenant } from '../plugins/app/tenants/tenant.entity.ts'
 import { createTenantsService } from '../plugins/app/tenants/tenants.service.ts'
 import { EmailTaken, SubdomainTaken } from '../plugins/app/tenants/tenants.errors.ts'
@@ -12,10 +13,12 @@ export interface SeedResult {
 }
 
 /**
- * Reference data, idempotent: safe on every start and on several replicas at
+ * Reference data (the module catalog) on every start, and the demo company on
+ * the first. Idempotent: safe on every start and on several replicas at
  * once (the unique constraints decide who creates what).
  */
 export async function seedReferenceData (orm: MikroORM, config: AppConfig): Promise<SeedResult> {
+  await seedModuleCatalog(orm.em.fork())
   if (!config.SEED_DEMO) return {}
   const em = orm.em.fork()
   const existing = await em.count(Tenant, { subdomain: config.DEMO_SUBDOMAIN }, ACROSS_TENANTS)

@@ -13,9 +13,9 @@ export const Subdomain = Type.String({
 })
 
 export const SignupBody = Type.Object({
-  company: Type.String({ minLength: 1, maxLength: 200, description: 'Company (tenant) name' }),
+  company: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Company (tenant) name' }),
   subdomain: Subdomain,
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Full name of the first administrator' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Full name of the first administrator' }),
   email: Email,
   password: Password
 }, { additionalProperties: false })

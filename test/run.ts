@@ -8,7 +8,7 @@
  * Extra arguments go to tap, e.g. `npm test -- test/routes/api/auth/login.test.ts`.
  */
 import { spawn } from 'node:child_process'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import { MikroORM } from '@mikro-orm/postgresql'
 import pg from 'pg'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../database/embedded.ts'
 import { runMigrations } from '../database/migrate.ts'
+import { seedModuleCatalog } from '../plugins/app/modules/catalog.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { withDatabase } from './support/database.ts'
 
@@ -41,11 +42,11 @@ try {
   const templateUrl = withDatabase(adminUrl, template)
   const orm = await MikroORM.init(createOrmConfig({ databaseUrl: templateUrl, poolMax: 2 }))
   await runMigrations(orm, templateUrl)
+  await seedModuleCatalog(orm.em.fork()) // reference data every database has
   await orm.close()
 
   const env = { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DB: template, TEST_RUN_ID: runId }
-  // tap rebuilds itself when its plugin set changes; do it up front so the first run uses the right set.
-  await run('tap', ['build'], env)
+  if (await tapNeedsBuild()) await run('tap', ['build'], env)
   exitCode = await runTap(process.argv.slice(2), env)
 } finally {
   await admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`).catch(() => {})
@@ -74,6 +75,21 @@ async function dropLeftoverTestDatabases (): Promise<void> {
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`)
   } finally {
     await client.end()
+  }
+}
+
+/**
+ * tap rebuilds itself when its plugin set changes, but only after a run that
+ * used the stale set. A fresh install ships a build with the TypeScript plugin
+ * (which we switch off: Node strips types itself), so build once, up front,
+ * and only then: concurrent runs sharing node_modules must not rebuild it.
+ */
+async function tapNeedsBuild (): Promise<boolean> {
+  try {
+    const built = await readFile(new URL('../node_modules/@tapjs/test/test-built/dist/esm/index.js', import.meta.url), 'utf8')
+    return built.includes('@tapjs/typescript')
+  } catch {
+    return true
   }
 }
 

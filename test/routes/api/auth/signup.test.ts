@@ -76,6 +76,8 @@ t.test('bad input is a 400 (or reserved 409) that names the field and creates no
     [valid({ email: 'not-an-email' }), 400, 'VALIDATION_FAILED', 'email'],
     [valid({ password: 'short' }), 400, 'VALIDATION_FAILED', 'password'],
     [valid({ company: '' }), 400, 'VALIDATION_FAILED', 'company'],
+    [valid({ company: '   ' }), 400, 'VALIDATION_FAILED', 'company'],
+    [valid({ name: ' \t ' }), 400, 'VALIDATION_FAILED', 'name'],
     [valid({ role: 'admin' }), 400, 'VALIDATION_FAILED', 'role'],
     [valid({ email: 'longenough@example.com', password: 'LongEnough@Example.com' }), 400, 'WEAK_PASSWORD', 'password'],
     [valid({ subdomain: 'www' }), 409, 'SUBDOMAIN_RESERVED', 'subdomain'],
