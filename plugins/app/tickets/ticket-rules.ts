@@ -1,0 +1,66 @@
+import type { Actor, SystemActor } from '../../../lib/actor.ts'
+import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
+import { TicketInputInvalid } from './tickets.errors.ts'
+
+/** Lengths after trimming; the HTTP schemas (schemas/tickets.ts) use the same numbers. */
+export const LIMITS = {
+  subject: { min: 3, max: 200 },
+  text: { min: 1, max: 10_000 },
+  staffName: { min: 1, max: 80 }
+} as const
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export function isUuid (value: string): boolean {
+  return UUID.test(value)
+}
+
+/** Trims and checks a text field; the same error shape as a schema failure. */
+export function cleanText (field: string, value: unknown, limits: { min: number, max: number }): string {
+  const text = typeof value === 'string' ? value.trim() : ''
+  let problem: string | undefined
+  if (typeof value !== 'string') problem = 'must be a string'
+  else if (text.length < limits.min) problem = `must NOT have fewer than ${limits.min} characters`
+  else if (text.length > limits.max) problem = `must NOT have more than ${limits.max} characters`
+  else if (text.includes('\u0000')) problem = 'must not contain U+0000'
+  if (problem !== undefined) throw TicketInputInvalid(`${field} ${problem}`, { fields: [{ field, in: 'body', message: problem }] })
+  return text
+}
+
+export function checkPriority (value: unknown): TicketPriority {
+  return checkAllowed('priority', value, TICKET_PRIORITIES)
+}
+
+export function checkStatus (value: unknown): TicketStatus {
+  return checkAllowed('status', value, TICKET_STATUSES)
+}
+
+function checkAllowed<T extends string> (field: string, value: unknown, allowed: readonly T[]): T {
+  if (allowed.includes(value as T)) return value as T
+  const message = 'must be equal to one of the allowed values'
+  throw TicketInputInvalid(`${field} ${message}`, { fields: [{ field, in: 'body', message, allowed: [...allowed] }] })
+}
+
+/**
+ * Support staff are not portal users: they act as a system actor whose job
+ * names them, `support:<staff name>`, so the activity feed credits the person.
+ */
+const SUPPORT_JOB_PREFIX = 'support:'
+// A name is one line of plain text: it is shown in threads and activity titles.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
+
+export function supportActor (tenantId: string, staffName: string): SystemActor {
+  const name = cleanText('staff_name', staffName, LIMITS.staffName)
+  if (CONTROL_CHARACTER.test(name)) {
+    const problem = 'must not contain control characters'
+    throw TicketInputInvalid(`staff_name ${problem}`, { fields: [{ field: 'staff_name', in: 'body', message: problem }] })
+  }
+  return { kind: 'system', tenantId, job: `${SUPPORT_JOB_PREFIX}${name}` }
+}
+
+/** The staff name when the actor is support staff; undefined for portal users and other jobs. */
+export function supportStaffName (actor: Actor): string | undefined {
+  if (actor.kind !== 'system' || !actor.job.startsWith(SUPPORT_JOB_PREFIX)) return undefined
+  const name = actor.job.slice(SUPPORT_JOB_PREFIX.length).trim()
+  return name === '' ? undefined : name
+}
