@@ -1,0 +1,113 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { UserActor } from '../../../lib/actor.ts'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { TenantSuspended } from '../auth/auth.errors.ts'
+import type { ClientMeta, LoginResult } from '../auth/auth.service.ts'
+import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { EmailTaken } from '../tenants/tenants.errors.ts'
+import { User, type UserRole } from '../users/user.entity.ts'
+import { Invitation } from './invitation.entity.ts'
+import { hashInvitationToken } from './invitation-token.ts'
+import { InvitationCancelled, InvitationExpired, InvitationNotFound, InvitationUsed } from './invitations.errors.ts'
+
+export interface AcceptanceDeps {
+  activity: ActivityService
+  /** fastify.auth.issueSession: the same login body as POST /api/login. */
+  issueSession: (em: EntityManager, user: User, meta: ClientMeta) => Promise<LoginResult>
+}
+
+export interface InvitationPreview {
+  email: string
+  name: string
+  role: UserRole
+  company: string
+  status: 'pending'
+  expires_at: string
+}
+
+interface ConsumedRow { id: string, tenant_id: string, email: string, name: string, role: UserRole }
+
+/**
+ * Consumes the token: of any number of concurrent accepts, exactly one gets the
+ * row back; the others wait for its commit and then match nothing.
+ */
+const CONSUME = `
+UPDATE invitations SET status = 'accepted', accepted_at = now(), updated_at = now()
+WHERE token_hash = ? AND status = 'pending' AND expires_at > now()
+RETURNING id, tenant_id, email, name, role`
+
+/** Why a token cannot be used, if it cannot; `claimFailed`: the database just refused a pending one, so it expired by its clock. */
+function refusal (invitation: Invitation | null, claimFailed = false): Error | undefined {
+  if (invitation === null) return InvitationNotFound()
+  if (invitation.status === 'accepted') return InvitationUsed()
+  if (invitation.status === 'cancelled') return InvitationCancelled()
+  if (claimFailed || invitation.expiresAt.getTime() <= Date.now()) return InvitationExpired()
+  return undefined
+}
+
+function assertUsable (invitation: Invitation | null): asserts invitation is Invitation {
+  const problem = refusal(invitation)
+  if (problem !== undefined) throw problem
+}
+
+/** Public, token-authenticated: the token is looked up across tenants because it names its tenant. */
+export function createInvitationAcceptance ({ activity, issueSession }: AcceptanceDeps) {
+  async function findByToken (em: EntityManager, token: string): Promise<Invitation | null> {
+    return em.findOne(Invitation, { tokenHash: hashInvitationToken(token) }, { ...ACROSS_TENANTS, populate: ['tenant'], refresh: true })
+  }
+
+  return {
+    /** What the accept page shows; every unusable token is a 404 with a code saying why. */
+    async preview (em: EntityManager, token: string): Promise<InvitationPreview> {
+      const invitation = await findByToken(em, token)
+      assertUsable(invitation)
+      return {
+        email: invitation.email,
+        name: invitation.name,
+        role: invitation.role,
+        company: invitation.tenant.name,
+        status: 'pending',
+        expires_at: invitation.expiresAt.toISOString()
+      }
+    },
+
+    /** Creates the user in the inviting tenant and logs them in, exactly once per token. */
+    async accept (em: EntityManager, input: { token: string, password: string }, meta: ClientMeta): Promise<LoginResult> {
+      const tokenHash = hashInvitationToken(input.token)
+      const found = await findByToken(em, input.token)
+      assertUsable(found)
+      if (found.tenant.status !== 'active') throw TenantSuspended()
+      assertPasswordPolicy(input.password, found.email)
+      const passwordHash = await hashPassword(input.password)
+
+      try {
+        return await em.transactional(async (tx) => {
+          const [row] = await tx.execute<ConsumedRow[]>(CONSUME, [tokenHash])
+          if (row === undefined) throw refusal(await findByToken(tx, input.token), true) ?? InvitationExpired()
+          const user = tx.create(User, {
+            tenant: tx.getReference(Tenant, row.tenant_id),
+            email: row.email,
+            name: row.name,
+            role: row.role,
+            active: true,
+            passwordHash,
+            lastLoginAt: null
+          })
+          await tx.flush()
+          await tx.nativeUpdate(Invitation, { id: row.id }, { acceptedUser: user.id }, ACROSS_TENANTS)
+          // The new member is the actor of their own arrival; they have no session yet.
+          const newcomer: UserActor = { kind: 'user', userId: user.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId: '' }
+          activity.record(tx, newcomer, { type: 'invitation.accepted', title: `${row.name} (${row.email}) accepted the invitation and joined as ${row.role}`, targetType: 'user', targetId: user.id })
+          return issueSession(tx, user, meta)
+        })
+      } catch (error) {
+        // Someone signed up (or was added) with this address since the invitation was sent.
+        if (error instanceof UniqueConstraintViolationException && error.message.includes('users_email')) throw EmailTaken()
+        throw error
+      }
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { clientMeta } from '../../../lib/client-meta.ts'
+import { LoginResponse } from '../../../schemas/auth.ts'
+import { AUTHENTICATED, pageOf, responses } from '../../../schemas/common.ts'
+import {
+  AcceptInvitationBody, InvitationIdParams, InvitationListQuery, InvitationListResponse, InvitationPreviewResponse,
+  InvitationResponse, InvitationTokenParams, InviteBody
+} from '../../../schemas/invitations.ts'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+
+/** The token is a credential: both public routes are limited per client IP. */
+const ACCEPT_LIMIT_PER_IP = { max: 20, timeWindow: 15 * MINUTE }
+const PREVIEW_LIMIT_PER_IP = { max: 60, timeWindow: MINUTE }
+
+const ADMIN = [...AUTHENTICATED, 403]
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { config, invitations } = fastify
+
+  const perIp = (name: string, limit: { max: number, timeWindow: number }) =>
+    fastify.rateLimit({ ...limit, keyGenerator: (request) => `${name}:ip:${request.ip}` })
+
+  /** Per invitation (and tenant, so another company cannot use up this one's budget). */
+  const resendLimit = fastify.limitBy({
+    name: 'invitation-resend',
+    max: config.INVITATION_RESEND_LIMIT,
+    timeWindowMs: HOUR,
+    key: (request: FastifyRequest) => `${request.actor.tenantId}:${(request.params as { id?: string }).id ?? '-'}`
+  })
+
+  const inviteSchema = {
+    tags: ['invitations'],
+    description: `Admin only. Creates a pending invitation valid for ${config.INVITATION_TTL_DAYS} days and e-mails its link ` +
+      '(`{BASE_URL}/invitation/accept?token=…`). The e-mail goes through a durable outbox: if it cannot be sent yet, the ' +
+      'invitation is still created and delivery is retried. 409 `INVITATION_PENDING` when the address already has a pending ' +
+      'invitation here, 409 `EMAIL_TAKEN` when it already has an account; 404 `INSTANCE_NOT_FOUND` for an instance that is not this company\'s.',
+    body: InviteBody,
+    response: responses({ 201: InvitationResponse }, [...ADMIN, 404, 409, 413, 415])
+  }
+  for (const url of ['/api/users/invite', '/api/users/invitation']) {
+    fastify.post(url, {
+      schema: { ...inviteSchema, summary: url.endsWith('invite') ? 'Invite a user' : 'Invite a user (alias of /api/users/invite)' }
+    }, async (request, reply) => {
+      const invitation = await invitations.invite(request.em, request.actor, request.body)
+      return reply.code(201).send({ success: true as const, invitation })
+    })
+  }
+
+  fastify.get('/api/users/invitations', {
+    schema: {
+      tags: ['invitations'],
+      summary: 'Pending invitations',
+      description: 'Admin only. Pending invitations, newest first; those past their expiry are included with `status: "expired"` so they can be resent or cancelled.',
+      querystring: InvitationListQuery,
+      response: responses({ 200: InvitationListResponse }, ADMIN)
+    }
+  }, async (request) => ({ success: true as const, ...await invitations.list(request.em, request.actor, pageOf(request.query)) }))
+
+  fastify.post('/api/users/invitation/:id/resend', {
+    preValidation: resendLimit,
+    schema: {
+      tags: ['invitations'],
+      summary: 'Resend an invitation',
+      description: `Admin only. Issues a new link (the previous one stops working at once), renews the expiry and sends the e-mail again. Pending invitations only (409 \`INVITATION_NOT_PENDING\`). At most ${config.INVITATION_RESEND_LIMIT} per invitation per hour (429).`,
+      params: InvitationIdParams,
+      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429])
+    }
+  }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.em, request.actor, request.params.id) }))
+
+  fastify.post('/api/users/invitation/:id/cancel', {
+    schema: {
+      tags: ['invitations'],
+      summary: 'Cancel an invitation',
+      description: 'Admin only. Pending invitations only (409 `INVITATION_NOT_PENDING`); its link then answers 404 `INVITATION_CANCELLED`.',
+      params: InvitationIdParams,
+      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409])
+    }
+  }, async (request) => ({ success: true as const, invitation: await invitations.cancel(request.em, request.actor, request.params.id) }))
+
+  fastify.get('/api/users/invitation/:token', {
+    config: { auth: 'none' },
+    // The token is in the path: keep it out of the per-request info logs ("incoming request" has the URL).
+    logLevel: 'warn',
+    onRequest: perIp('invitation-preview', PREVIEW_LIMIT_PER_IP),
+    schema: {
+      tags: ['invitations'],
+      summary: 'Look up an invitation by its token',
+      description: 'Public: what the accept page shows. 404 with `INVITATION_NOT_FOUND`, `INVITATION_EXPIRED`, `INVITATION_CANCELLED` or `INVITATION_USED`.',
+      params: InvitationTokenParams,
+      response: responses({ 200: InvitationPreviewResponse }, [404, 429])
+    }
+  }, async (request) => ({ success: true as const, invitation: await invitations.preview(request.em, request.params.token) }))
+
+  fastify.post('/api/users/invitation/accept', {
+    config: { auth: 'none' },
+    onRequest: perIp('invitation-accept', ACCEPT_LIMIT_PER_IP),
+    schema: {
+      tags: ['invitations'],
+      summary: 'Accept an invitation',
+      description: `Public. Creates the account (in the inviting company, with the invited role) and answers a session exactly like login. The token works once. Same 404 codes as the lookup; 400 \`WEAK_PASSWORD\`; 409 \`EMAIL_TAKEN\` if the address got an account meanwhile. Rate-limited: ${ACCEPT_LIMIT_PER_IP.max} per 15 minutes per IP.`,
+      body: AcceptInvitationBody,
+      response: responses({ 200: LoginResponse }, [403, 404, 409, 413, 415, 429])
+    }
+  }, async (request) => ({ success: true as const, ...await invitations.accept(request.em, request.body, clientMeta(request)) }))
+}
+
+export default routes

@@ -1,0 +1,66 @@
+import { Type } from 'typebox'
+import { Id, Pagination, Success } from './common.ts'
+
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: '`admin` manages the company account; `user` uses it' })
+const Timestamp = Type.String({ format: 'date-time' })
+
+export const InviteBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254, description: 'Who to invite; becomes their login' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Their full name' }),
+  role: Role,
+  instance_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'An instance of this company the invitation is about' }))
+}, { additionalProperties: false })
+
+export const InvitationStatus = Type.Union(
+  [Type.Literal('pending'), Type.Literal('expired'), Type.Literal('accepted'), Type.Literal('cancelled')],
+  { description: '`expired`: still pending, but past `expires_at` (resend it to renew the link)' }
+)
+
+export const Invitation = Type.Object({
+  id: Id,
+  email: Type.String(),
+  name: Type.String(),
+  role: Role,
+  instance_id: Type.Union([Id, Type.Null()]),
+  status: InvitationStatus,
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  invited_by: Type.Union([Type.Object({ id: Id, name: Type.String() }), Type.Null()], { description: 'The administrator who sent it (null if their account was deleted)' }),
+  send_count: Type.Integer({ description: 'How many times the e-mail was sent (1 + resends)' }),
+  last_sent_at: Type.Union([Timestamp, Type.Null()]),
+  accepted_at: Type.Union([Timestamp, Type.Null()]),
+  cancelled_at: Type.Union([Timestamp, Type.Null()])
+}, { description: 'An invitation; the token itself is never shown, it is only in the e-mail' })
+
+export const InvitationResponse = Success({ invitation: Invitation })
+
+export const InvitationListQuery = Pagination
+
+export const InvitationListResponse = Success({
+  invitations: Type.Array(Invitation, { description: 'Pending invitations, newest first, including expired ones' }),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer()
+})
+
+export const InvitationIdParams = Type.Object({ id: Id })
+
+const Token = Type.String({ minLength: 1, maxLength: 100, description: 'The token from the invitation link' })
+
+export const InvitationTokenParams = Type.Object({ token: Token })
+
+export const InvitationPreviewResponse = Success({
+  invitation: Type.Object({
+    email: Type.String(),
+    name: Type.String(),
+    role: Role,
+    company: Type.String({ description: 'The inviting company' }),
+    status: Type.Literal('pending'),
+    expires_at: Timestamp
+  })
+}, { description: 'What the accept page shows before the person chooses a password' })
+
+export const AcceptInvitationBody = Type.Object({
+  token: Token,
+  password: Type.String({ minLength: 1, maxLength: 256, description: 'Their new password: at least 10 characters, not the e-mail address' })
+}, { additionalProperties: false })
