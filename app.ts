@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import autoload from '@fastify/autoload'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
+import { toErrorBody } from './plugins/app/http/envelope.ts'
 
 export interface AppOptions {
   config: AppConfig
@@ -31,7 +32,13 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
     trustProxy: config.TRUST_PROXY,
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    return503OnClosing: true
+    return503OnClosing: true,
+    // Errors raised before routing (malformed URL, over-long path segment) get the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      const { status, body } = toErrorBody(error)
+      const raw = reply as unknown as FastifyReply
+      void raw.code(status).header('x-request-id', request.id).send({ success: false, error: body, request_id: request.id })
+    }
   }).withTypeProvider<TypeBoxTypeProvider>()
   // First hook of all, so that even a request refused by a later hook carries its id.
   app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id) })

@@ -15,6 +15,7 @@ const FRAMEWORK_CODES: Record<string, { code: string, message?: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'Body is not valid JSON' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_BODY', message: 'Content-Length does not match the body' },
   FST_ERR_BAD_URL: { code: 'BAD_URL', message: 'The URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'URI_TOO_LONG', message: 'A path segment is too long' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'BAD_REQUEST' }
 }
 
@@ -27,6 +28,7 @@ const STATUS_CODES: Record<number, string> = {
   406: 'NOT_ACCEPTABLE',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
   503: 'SERVICE_UNAVAILABLE'

@@ -40,6 +40,13 @@ t.test('every error status answers in the one envelope', async (t) => {
   t.equal(notFound.statusCode, 404)
   isEnvelope(t, notFound.json(), 404, 'ROUTE_NOT_FOUND')
 
+  const badUrl = await app.inject({ method: 'GET', url: '/api/users/%zz' })
+  t.equal(badUrl.statusCode, 400)
+  isEnvelope(t, badUrl.json(), 400, 'BAD_URL')
+  const longSegment = await app.inject({ method: 'GET', url: `/api/users/invitation/${'a'.repeat(300)}` })
+  t.equal(longSegment.statusCode, 414)
+  isEnvelope(t, longSegment.json(), 414, 'URI_TOO_LONG')
+
   const wrongMethod = await app.inject({ method: 'DELETE', url: '/api/login' })
   t.equal(wrongMethod.statusCode, 405)
   t.equal(wrongMethod.headers.allow, 'POST')
