@@ -14,4 +14,3 @@ export const InvitationNotPending = defineError('INVITATION_NOT_PENDING', 'Only 
  * Defined here because the instances room does not define it yet. When it
  * does, import it from there instead: defineError refuses a code defined twice.
  */
-export const InstanceNotFound = defineError('INSTANCE_NOT_FOUND', 'Instance not found', 404)

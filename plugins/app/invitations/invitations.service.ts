@@ -16,7 +16,8 @@ import { renderInvitationMail } from './invitation-mail.ts'
 import { acceptUrl, newInvitationToken } from './invitation-token.ts'
 import { toInvitationView, type InvitationView } from './invitation-view.ts'
 import { createInvitationAcceptance, type AcceptanceDeps } from './invitation-acceptance.ts'
-import { InstanceNotFound, InvitationNotFound, InvitationNotPending, InvitationPending } from './invitations.errors.ts'
+import { InstanceNotFound } from '../instances/instances.errors.ts'
+import { InvitationNotFound, InvitationNotPending, InvitationPending } from './invitations.errors.ts'
 
 export interface InvitationsServiceDeps extends AcceptanceDeps {
   activity: ActivityService
