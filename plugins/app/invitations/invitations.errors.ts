@@ -9,8 +9,3 @@ export const InvitationUsed = defineError('INVITATION_USED', 'This invitation ha
 
 export const InvitationPending = defineError('INVITATION_PENDING', 'This e-mail address already has a pending invitation; resend or cancel it instead', 409)
 export const InvitationNotPending = defineError('INVITATION_NOT_PENDING', 'Only a pending invitation can be resent or cancelled', 409)
-
-/**
- * Defined here because the instances room does not define it yet. When it
- * does, import it from there instead: defineError refuses a code defined twice.
- */
