@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { MikroORM } from '@mikro-orm/postgresql'
 import { buildApp } from '../../app.ts'
@@ -18,9 +21,14 @@ export interface TestApp {
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0001'
 
+/** Files a test app writes (mail without SMTP, secrets) go here, never into the repository's ./data. */
+const TEST_DATA_DIR = join(tmpdir(), `erp-portal-test-data-${process.pid}`)
+process.once('exit', () => rmSync(TEST_DATA_DIR, { recursive: true, force: true }))
+
 export function testConfig (databaseUrl: string, overrides: Record<string, unknown> = {}): AppConfig {
   return loadConfig({
     DATABASE_URL: databaseUrl,
+    DATA_DIR: TEST_DATA_DIR,
     JWT_SECRET: TEST_JWT_SECRET,
     BASE_URL: 'http://portal.test',
     LOG_LEVEL: 'silent',

@@ -1,0 +1,87 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../support/build.ts'
+import { addMember, bearer, signup, type SignedUp } from '../support/accounts.ts'
+import { ROUTES, type Resource } from './routes.ts'
+
+const registered = (app: FastifyInstance) => app.routeTable
+  .filter((route) => !route.url.startsWith('/docs') && (route.schema as { hide?: boolean } | undefined)?.hide !== true)
+  .flatMap((route) => [route.method].flat().filter((method) => method !== 'HEAD').map((method) => `${method} ${route.url}`))
+
+const request = (key: string, id?: string) => {
+  const [method, url] = key.split(' ') as [string, string]
+  const spec = ROUTES[key]!
+  return {
+    method: method as 'GET',
+    url: id === undefined ? url : url.replace(':id', id),
+    ...(spec.body === undefined ? {} : { payload: spec.body })
+  }
+}
+
+/** One resource of each kind in a tenant, made through the real routes. */
+async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Record<Resource, string>> {
+  const member = await addMember(app, admin.user.tenant_id)
+  const ticket = await app.inject({ method: 'POST', url: '/api/tickets/create', headers: bearer(admin.token), payload: { subject: 'Owned ticket', description: 'Text', priority: 'normal' } })
+  const invitation = await app.inject({ method: 'POST', url: '/api/users/invite', headers: bearer(admin.token), payload: { email: `owned-${admin.user.id}@example.com`, name: 'Owned', role: 'user' } })
+  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id }
+}
+
+/** The rows a request could change, as text, to compare before and after. */
+async function snapshot (app: FastifyInstance, tenantId: string): Promise<string> {
+  const rows = await Promise.all([
+    app.sql({ text: 'SELECT id, role, active, name, updated_at FROM users WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
+    app.sql({ text: 'SELECT id, status, updated_at, (SELECT count(*) FROM ticket_messages m WHERE m.ticket_id = t.id) AS messages FROM tickets t WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
+    app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
+    app.sql({ text: 'SELECT count(*) AS n FROM activities WHERE tenant_id = $1', values: [tenantId] }),
+    app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] })
+  ])
+  return JSON.stringify(rows)
+}
+
+t.test('every registered route is classified, and every classified route exists', async (t) => {
+  const { app } = await build(t)
+  const routes = registered(app)
+  t.same(routes.filter((key) => ROUTES[key] === undefined), [], 'unclassified routes: add them to test/matrix/routes.ts')
+  t.same(Object.keys(ROUTES).filter((key) => !routes.includes(key)), [], 'classified routes that no longer exist')
+})
+
+t.test('without a token, every member and admin route answers 401', async (t) => {
+  const { app } = await build(t)
+  for (const [key, spec] of Object.entries(ROUTES)) {
+    if (spec.access !== 'member' && spec.access !== 'admin') continue
+    const response = await app.inject(request(key, '00000000-0000-4000-8000-000000000000'))
+    t.equal(response.statusCode, 401, key)
+  }
+})
+
+t.test('role matrix: a user on every admin route gets 403 and changes nothing', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const member = await addMember(app, admin.user.tenant_id)
+  const own = await resourcesOf(app, admin)
+  const before = await snapshot(app, admin.user.tenant_id)
+  for (const [key, spec] of Object.entries(ROUTES)) {
+    if (spec.access !== 'admin') continue
+    const response = await app.inject({ ...request(key, spec.resource && own[spec.resource]), headers: bearer(member.token) })
+    t.equal(response.statusCode, 403, key)
+    t.equal(response.json().error.code, 'FORBIDDEN', key)
+  }
+  t.equal(await snapshot(app, admin.user.tenant_id), before, 'nothing changed')
+})
+
+t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route that takes one, and changes nothing', async (t) => {
+  const { app } = await build(t)
+  const attacker = await signup(app)
+  const victim = await signup(app)
+  const theirs = await resourcesOf(app, victim)
+  const before = await snapshot(app, victim.user.tenant_id)
+  let checked = 0
+  for (const [key, spec] of Object.entries(ROUTES)) {
+    if (spec.resource === undefined || spec.access === 'operator' || spec.access === 'public') continue
+    const response = await app.inject({ ...request(key, theirs[spec.resource]), headers: bearer(attacker.token) })
+    t.equal(response.statusCode, 404, key)
+    checked++
+  }
+  t.ok(checked >= 6, `${checked} routes checked`)
+  t.equal(await snapshot(app, victim.user.tenant_id), before, 'the other tenant\'s rows are unchanged')
+})

@@ -1,0 +1,54 @@
+/**
+ * Every route of the API, classified. The matrix tests walk this table; a route
+ * that is registered but not listed here (or listed but gone) fails them, so a
+ * new route cannot skip the cross-tenant and role checks.
+ */
+export type Access = 'public' | 'member' | 'admin' | 'operator'
+export type Resource = 'user' | 'ticket' | 'invitation'
+
+export interface RouteSpec {
+  access: Access
+  /** What `:id` names, for routes that take one. */
+  resource?: Resource
+  /** A body that passes validation, so the check under test is the one that answers. */
+  body?: Record<string, unknown>
+}
+
+const inviteBody = { email: 'matrix-invitee@example.com', name: 'Matrix Invitee', role: 'user' }
+
+export const ROUTES: Record<string, RouteSpec> = {
+  'POST /api/signup': { access: 'public' },
+  'POST /api/login': { access: 'public' },
+  'GET /api/modules': { access: 'public' },
+  'GET /api/users/invitation/:token': { access: 'public' },
+  'POST /api/users/invitation/accept': { access: 'public' },
+  'GET /health/live': { access: 'public' },
+  'GET /health/ready': { access: 'public' },
+
+  'GET /api/me': { access: 'member' },
+  'POST /api/logout': { access: 'member' },
+  'GET /api/activity': { access: 'member' },
+  'GET /api/dashboard': { access: 'member' },
+  'GET /api/settings': { access: 'member' },
+  'GET /api/users': { access: 'member' },
+  'GET /api/tickets': { access: 'member' },
+  'POST /api/tickets/create': { access: 'member', body: { subject: 'Matrix ticket', description: 'Text', priority: 'low' } },
+  'GET /api/tickets/:id': { access: 'member', resource: 'ticket' },
+  'POST /api/tickets/:id/reply': { access: 'member', resource: 'ticket', body: { message: 'Matrix reply' } },
+
+  'POST /api/users/create': { access: 'admin', body: { email: 'matrix-created@example.com', name: 'Matrix', password: 'a long enough password' } },
+  'DELETE /api/users/:id': { access: 'admin', resource: 'user' },
+  'PUT /api/users/:id/role': { access: 'admin', resource: 'user', body: { role: 'admin' } },
+  'POST /api/users/invite': { access: 'admin', body: inviteBody },
+  'POST /api/users/invitation': { access: 'admin', body: inviteBody },
+  'GET /api/users/invitations': { access: 'admin' },
+  'POST /api/users/invitation/:id/resend': { access: 'admin', resource: 'invitation' },
+  'POST /api/users/invitation/:id/cancel': { access: 'admin', resource: 'invitation' },
+  'PUT /api/settings/update': { access: 'admin', body: { company: { phone: '+49 30 1234567' } } },
+
+  // Support staff, across tenants by design; guarded by X-Support-Token (test/routes/api/support).
+  'GET /api/support/tickets': { access: 'operator' },
+  'GET /api/support/tickets/:id': { access: 'operator', resource: 'ticket' },
+  'POST /api/support/tickets/:id/reply': { access: 'operator', resource: 'ticket' },
+  'POST /api/support/tickets/:id/close': { access: 'operator', resource: 'ticket' }
+}
