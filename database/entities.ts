@@ -1,3 +1,7 @@
+import { Payment } from '../plugins/app/payments/payment.entity.ts'
+import { Plan } from '../plugins/app/plans/plan.entity.ts'
+import { PlanConfiguration } from '../plugins/app/subscriptions/plan-configuration.entity.ts'
+import { Subscription } from '../plugins/app/subscriptions/subscription.entity.ts'
 import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
 import { Instance } from '../plugins/app/instances/instance.entity.ts'
@@ -13,5 +17,6 @@ import { RateLimitCounter } from '../lib/rate-limit/counter.entity.ts'
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
-  Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox
+  Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
+  Plan, PlanConfiguration, Subscription, Payment
 ]

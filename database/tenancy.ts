@@ -19,7 +19,10 @@ const tenantColumn: Record<string, string> = {
   Invitation: 'tenant',
   Ticket: 'tenant',
   TicketMessage: 'tenant',
-  TenantSettings: 'tenant'
+  TenantSettings: 'tenant',
+  PlanConfiguration: 'tenant',
+  Subscription: 'tenant',
+  Payment: 'tenant'
 }
 
 export interface TenantFilterParams {
