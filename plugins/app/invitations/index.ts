@@ -15,8 +15,9 @@ export default fp(async (fastify) => {
     activity: fastify.activity,
     mail: fastify.mail,
     issueSession: fastify.auth.issueSession,
+    limits: fastify.limits,
     ttlDays: config.INVITATION_TTL_DAYS,
     baseUrl: config.BASE_URL,
     product: productName(config.MAIL_FROM)
   }))
-}, { name: 'invitations', dependencies: ['orm', 'env', 'auth', 'activity', 'mail'] })
+}, { name: 'invitations', dependencies: ['orm', 'env', 'auth', 'activity', 'mail', 'limits'] })

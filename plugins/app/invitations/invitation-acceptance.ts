@@ -6,6 +6,7 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import { TenantSuspended } from '../auth/auth.errors.ts'
 import type { ClientMeta, LoginResult } from '../auth/auth.service.ts'
 import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
+import type { LimitsService } from '../limits/limits.service.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { EmailTaken } from '../tenants/tenants.errors.ts'
 import { User, type UserRole } from '../users/user.entity.ts'
@@ -17,6 +18,8 @@ export interface AcceptanceDeps {
   activity: ActivityService
   /** fastify.auth.issueSession: the same login body as POST /api/login. */
   issueSession: (em: EntityManager, user: User, meta: ClientMeta) => Promise<LoginResult>
+  /** fastify.limits: the subscription's user seats. */
+  limits: Pick<LimitsService, 'assertUserSeat'>
 }
 
 export interface InvitationPreview {
@@ -54,7 +57,7 @@ function assertUsable (invitation: Invitation | null): asserts invitation is Inv
 }
 
 /** Public, token-authenticated: the token is looked up across tenants because it names its tenant. */
-export function createInvitationAcceptance ({ activity, issueSession }: AcceptanceDeps) {
+export function createInvitationAcceptance ({ activity, issueSession, limits }: AcceptanceDeps) {
   async function findByToken (em: EntityManager, token: string): Promise<Invitation | null> {
     return em.findOne(Invitation, { tokenHash: hashInvitationToken(token) }, { ...ACROSS_TENANTS, populate: ['tenant'], refresh: true })
   }
@@ -87,6 +90,8 @@ export function createInvitationAcceptance ({ activity, issueSession }: Acceptan
         return await em.transactional(async (tx) => {
           const [row] = await tx.execute<ConsumedRow[]>(CONSUME, [tokenHash])
           if (row === undefined) throw refusal(await findByToken(tx, input.token), true) ?? InvitationExpired()
+          // Refused here, the whole transaction rolls back: the invitation stays pending for later.
+          await limits.assertUserSeat(tx, row.tenant_id)
           const user = tx.create(User, {
             tenant: tx.getReference(Tenant, row.tenant_id),
             email: row.email,

@@ -8,5 +8,5 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('users', createUsersService({ activity: fastify.activity }))
-}, { name: 'users', dependencies: ['orm', 'activity'] })
+  fastify.decorate('users', createUsersService({ activity: fastify.activity, limits: fastify.limits }))
+}, { name: 'users', dependencies: ['orm', 'activity', 'limits'] })

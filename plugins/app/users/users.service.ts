@@ -5,6 +5,7 @@ import { requireAdmin } from '../../../lib/roles.ts'
 import { normalizeEmail } from '../../../lib/subdomains.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { LimitsService } from '../limits/limits.service.ts'
 import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
 import { PortalSession } from '../auth/session.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
@@ -36,7 +37,7 @@ export function toUserView (user: User): UserView {
   }
 }
 
-export function createUsersService ({ activity }: { activity: ActivityService }) {
+export function createUsersService ({ activity, limits }: { activity: ActivityService, limits: Pick<LimitsService, 'assertUserSeat'> }) {
   /** Serialises admin-count checks per tenant, so two admins demoting each other cannot both succeed. */
   async function lockTenant (tx: EntityManager, tenantId: string): Promise<void> {
     await tx.findOneOrFail(Tenant, { id: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
@@ -67,6 +68,7 @@ export function createUsersService ({ activity }: { activity: ActivityService })
       const passwordHash = await hashPassword(input.password)
       try {
         return await em.transactional(async (tx) => {
+          await limits.assertUserSeat(tx, actor.tenantId)
           const user = tx.create(User, {
             tenant: tx.getReference(Tenant, actor.tenantId),
             email,

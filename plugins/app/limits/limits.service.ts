@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { defineError } from '../../../lib/errors.ts'
+
+export const UserLimitReached = defineError('PLAN_USER_LIMIT_REACHED', 'Every user seat of your plan is taken', 402)
+export const InstanceLimitReached = defineError('PLAN_INSTANCE_LIMIT_REACHED', 'Every instance of your plan is in use', 402)
+
+/** Subscriptions whose quantities bind the tenant. Before any subscription, nothing is limited. */
+const LIMITING = "('active', 'trialing', 'past_due')"
+
+const USER_SEATS = `
+SELECT s.users AS limit, (SELECT count(*) FROM users u WHERE u.tenant_id = s.tenant_id AND u.active)::int AS used
+FROM subscriptions s WHERE s.tenant_id = ? AND s.status IN ${LIMITING}`
+
+const INSTANCE_SLOTS = `
+SELECT s.instances AS limit, (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN ('deleting', 'deleted'))::int AS used
+FROM subscriptions s WHERE s.tenant_id = ? AND s.status IN ${LIMITING}`
+
+interface Usage { limit: number, used: number }
+
+/**
+ * What a subscription allows. Called inside the transaction that adds the
+ * thing: it locks the tenant row first, so two additions racing for the last
+ * seat are serialised and only one gets it.
+ */
+export function createLimitsService () {
+  async function usage (tx: EntityManager, sql: string, tenantId: string): Promise<Usage | undefined> {
+    await tx.execute('SELECT 1 FROM tenants WHERE id = ? FOR UPDATE', [tenantId])
+    const [row] = await tx.execute<Usage[]>(sql, [tenantId])
+    return row
+  }
+
+  return {
+    async assertUserSeat (tx: EntityManager, tenantId: string): Promise<void> {
+      const seats = await usage(tx, USER_SEATS, tenantId)
+      if (seats !== undefined && seats.used >= seats.limit) {
+        throw UserLimitReached(
+          `Your plan includes ${seats.limit} users and all are taken: upgrade the subscription or deactivate a user first`,
+          { limit: seats.limit, used: seats.used }
+        )
+      }
+    },
+
+    async assertInstanceSlot (tx: EntityManager, tenantId: string): Promise<void> {
+      const slots = await usage(tx, INSTANCE_SLOTS, tenantId)
+      if (slots !== undefined && slots.used >= slots.limit) {
+        throw InstanceLimitReached(
+          `Your plan includes ${slots.limit} instances and all are in use: upgrade the subscription or delete an instance first`,
+          { limit: slots.limit, used: slots.used }
+        )
+      }
+    }
+  }
+}
+
+export type LimitsService = ReturnType<typeof createLimitsService>
