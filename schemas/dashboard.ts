@@ -4,6 +4,7 @@ import { ActivityItem } from './activity.ts'
 import { INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 
 const count = Type.Integer({ minimum: 0 })
+const nullableCount = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')
 
 export const DashboardResponse = Success({
@@ -14,8 +15,27 @@ export const DashboardResponse = Success({
     tenant: Type.Object({ id: Id, subdomain: Type.String() }),
     status: Type.String({ description: 'Company account status: active or suspended' }),
     version: Type.String({ description: 'Portal version' }),
-    subscription: Type.Null({ description: 'The active subscription; null until subscriptions exist' }),
-    configuration: Type.Null({ description: 'The stored plan configuration; null until subscriptions exist' }),
+    subscription: Type.Union([Type.Object({
+      id: Id,
+      plan: Type.Object({ id: Type.Union([Type.Integer(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
+      status: Type.Union([Type.String(), Type.Null()], { description: 'trialing, pending_payment, active, past_due, expired or cancelled' }),
+      billing_cycle: Type.Union([Type.String(), Type.Null()]),
+      renewal_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      trial_ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      amount: Type.Number({ description: 'Price of the current period, in major units' }),
+      amount_due: Type.Number({ description: 'Still to pay before activation, in major units' }),
+      currency: Type.String(),
+      limits: Type.Object({ users: nullableCount, instances: nullableCount, workers: nullableCount, storage: nullableCount })
+    }), Type.Null()], { description: "The company's subscription; null when it has none" }),
+    configuration: Type.Union([Type.Object({
+      id: Type.Integer(),
+      plan_id: Type.Union([Type.Integer(), Type.Null()]),
+      users: nullableCount,
+      storage: nullableCount,
+      workers: nullableCount,
+      instances: nullableCount,
+      billing_cycle: Type.Union([Type.String(), Type.Null()])
+    }), Type.Null()], { description: 'The plan configuration chosen for checkout; null when none' }),
     instances: Type.Array(Type.Object({
       id: Id,
       name: Type.String(),
@@ -31,7 +51,11 @@ export const DashboardResponse = Success({
       instances: Type.Object({
         total: count,
         by_state: Type.Object(Object.fromEntries(VISIBLE_STATES.map((state) => [state, count])))
-      })
+      }),
+      usage: Type.Object({
+        users: Type.Object({ used: count, limit: nullableCount }),
+        instances: Type.Object({ used: count, limit: nullableCount })
+      }, { description: 'Use against the subscription\'s limits; limit is null while no active, trialing or past-due subscription binds' })
     }),
     activities: Type.Array(ActivityItem, { description: 'The latest 10 records of the activity feed' })
   })

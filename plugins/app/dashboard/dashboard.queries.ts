@@ -1,10 +1,16 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 
-/** The company and every count of the home screen, in one statement. */
+/** The company, its subscription and configuration, and every count of the home screen, in one statement. */
 export const OVERVIEW: TenantStatement = {
   name: 'dashboard-overview',
   text: `
 SELECT t.name, t.subdomain, t.status,
+  s.id AS sub_id, s.status AS sub_status, s.billing_cycle AS sub_cycle, s.users AS sub_users, s.storage AS sub_storage,
+  s.workers AS sub_workers, s.instances AS sub_instances, s.currency AS sub_currency, s.amount AS sub_amount,
+  s.amount_due AS sub_amount_due, s.current_period_end AS sub_renewal, s.trial_ends_at AS sub_trial_ends_at,
+  sp.id AS sub_plan_id, sp.code AS sub_plan_code, sp.name AS sub_plan_name,
+  c.id AS conf_id, c.plan_id AS conf_plan_id, c.users AS conf_users, c.storage AS conf_storage,
+  c.workers AS conf_workers, c.instances AS conf_instances, c.billing_cycle AS conf_cycle,
   (SELECT count(*) FROM users WHERE tenant_id = $1)::int AS users_total,
   (SELECT count(*) FROM users WHERE tenant_id = $1 AND active)::int AS users_active,
   (SELECT count(*) FROM users WHERE tenant_id = $1 AND active AND role = 'admin')::int AS users_admins,
@@ -12,6 +18,9 @@ SELECT t.name, t.subdomain, t.status,
   (SELECT count(*) FROM tickets WHERE tenant_id = $1 AND status = 'answered')::int AS tickets_answered,
   (SELECT count(*) FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now())::int AS invitations_pending
 FROM tenants t
+LEFT JOIN subscriptions s ON s.tenant_id = t.id
+LEFT JOIN plans sp ON sp.id = s.plan_id
+LEFT JOIN plan_configurations c ON c.tenant_id = t.id
 WHERE t.id = $1`
 }
 
@@ -25,6 +34,28 @@ export interface OverviewRow {
   tickets_open: number
   tickets_answered: number
   invitations_pending: number
+  sub_id: string | null
+  sub_status: string | null
+  sub_cycle: string | null
+  sub_users: number | null
+  sub_storage: number | null
+  sub_workers: number | null
+  sub_instances: number | null
+  sub_currency: string | null
+  sub_amount: string | number | null
+  sub_amount_due: string | number | null
+  sub_renewal: Date | string | null
+  sub_trial_ends_at: Date | string | null
+  sub_plan_id: number | null
+  sub_plan_code: string | null
+  sub_plan_name: string | null
+  conf_id: number | null
+  conf_plan_id: number | null
+  conf_users: number | null
+  conf_storage: number | null
+  conf_workers: number | null
+  conf_instances: number | null
+  conf_cycle: string | null
 }
 
 export const INSTANCES: TenantStatement = {

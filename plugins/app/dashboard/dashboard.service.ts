@@ -4,6 +4,7 @@ import { tenantSql } from '../../../lib/tenant-sql.ts'
 import { PRODUCT_VERSION } from '../../../lib/version.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { INSTANCE_STATES, type InstanceState } from '../instances/instance.entity.ts'
+import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard.billing.ts'
 import { INSTANCES, OVERVIEW, type InstanceRow, type OverviewRow } from './dashboard.queries.ts'
 
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')
@@ -32,15 +33,15 @@ export function createDashboardService ({ sql, activity }: { sql: Sql, activity:
         tenant: { id: actor.tenantId, subdomain: overview.subdomain },
         status: overview.status,
         version: PRODUCT_VERSION,
-        // Filled by the subscription issue.
-        subscription: null,
-        configuration: null,
+        subscription: subscriptionBlock(overview),
+        configuration: configurationBlock(overview),
         instances,
         statistics: {
           users: { total: overview.users_total, active: overview.users_active, admins: overview.users_admins },
           tickets: { open: overview.tickets_open, answered: overview.tickets_answered },
           invitations: { pending: overview.invitations_pending },
-          instances: { total: instances.length, by_state: byState }
+          instances: { total: instances.length, by_state: byState },
+          usage: usageBlock(overview, instances.filter((i) => i.state !== 'deleting').length)
         },
         activities
       }

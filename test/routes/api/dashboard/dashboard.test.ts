@@ -70,3 +70,46 @@ t.test('the number of SQL statements does not grow with the data', async (t) => 
   t.equal(forLarge, forSmall, `${forSmall} statements either way`)
   t.equal(forSmall, 4, 'the token check and three statements')
 })
+
+t.test('subscription, configuration and usage against the limits', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  await addMember(app, admin.user.tenant_id)
+  const before = await dashboard(app, admin.token)
+  t.equal(before.subscription, null)
+  t.equal(before.configuration, null)
+  t.same(before.statistics.usage.users, { used: 2, limit: null }, 'nothing binds before a subscription')
+
+  const [plan] = await app.sql<{ id: number }>({
+    text: `INSERT INTO plans (code, name, description, active, is_trial, trial_days, currency, base_price_monthly, included_users, extra_user_price_monthly,
+             storage_limit_gb, storage_overage_price, max_users, max_instances, max_workers, annual_discount_bps, features, sequence, created_at, updated_at)
+           VALUES ('dash-plan', 'Dashboard Plan', '', true, false, 0, 'EUR', 4990, 5, 900, 10, 50, 20, 3, 4, 1000, '[]', 1, now(), now()) RETURNING id`,
+    values: []
+  })
+  await app.sql({
+    text: `INSERT INTO plan_configurations (tenant_id, plan_id, users, storage, workers, instances, billing_cycle, created_at, updated_at)
+           VALUES ($1, $2, 5, 10, 2, 2, 'yearly', now(), now())`,
+    values: [admin.user.tenant_id, plan!.id]
+  })
+  await app.sql({
+    text: `INSERT INTO subscriptions (id, tenant_id, plan_id, status, billing_cycle, users, storage, workers, instances, currency, amount, amount_due,
+             current_period_start, current_period_end, created_at, updated_at)
+           VALUES (gen_random_uuid(), $1, $2, 'active', 'yearly', 5, 10, 2, 2, 'EUR', 53892, 0, now(), now() + interval '1 year', now(), now())`,
+    values: [admin.user.tenant_id, plan!.id]
+  })
+  await fillTenant(app, admin.user.tenant_id, { instances: 1 })
+
+  const d = await dashboard(app, admin.token)
+  t.match(d.subscription, {
+    plan: { id: plan!.id, code: 'dash-plan', name: 'Dashboard Plan' },
+    status: 'active',
+    billing_cycle: 'yearly',
+    amount: 538.92,
+    amount_due: 0,
+    currency: 'EUR',
+    limits: { users: 5, instances: 2, workers: 2, storage: 10 }
+  })
+  t.ok(new Date(d.subscription.renewal_date).getTime() > Date.now(), 'renewal date ahead')
+  t.match(d.configuration, { plan_id: plan!.id, users: 5, storage: 10, workers: 2, instances: 2, billing_cycle: 'yearly' })
+  t.same(d.statistics.usage, { users: { used: 2, limit: 5 }, instances: { used: 1, limit: 2 } })
+})

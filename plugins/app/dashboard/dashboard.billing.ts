@@ -1,0 +1,44 @@
+import { toMajor } from '../../../lib/money.ts'
+import type { OverviewRow } from './dashboard.queries.ts'
+
+/** Statuses whose quantities bind the tenant (see plugins/app/limits). */
+const LIMITING = new Set(['active', 'trialing', 'past_due'])
+const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
+
+export function subscriptionBlock (row: OverviewRow) {
+  if (row.sub_id === null || row.sub_currency === null) return null
+  return {
+    id: row.sub_id,
+    plan: { id: row.sub_plan_id, code: row.sub_plan_code, name: row.sub_plan_name },
+    status: row.sub_status,
+    billing_cycle: row.sub_cycle,
+    renewal_date: iso(row.sub_renewal),
+    trial_ends_at: iso(row.sub_trial_ends_at),
+    amount: toMajor(Number(row.sub_amount ?? 0), row.sub_currency),
+    amount_due: toMajor(Number(row.sub_amount_due ?? 0), row.sub_currency),
+    currency: row.sub_currency,
+    limits: { users: row.sub_users, instances: row.sub_instances, workers: row.sub_workers, storage: row.sub_storage }
+  }
+}
+
+export function configurationBlock (row: OverviewRow) {
+  if (row.conf_id === null) return null
+  return {
+    id: row.conf_id,
+    plan_id: row.conf_plan_id,
+    users: row.conf_users,
+    storage: row.conf_storage,
+    workers: row.conf_workers,
+    instances: row.conf_instances,
+    billing_cycle: row.conf_cycle
+  }
+}
+
+/** Use against the limits that bind now; `limit` is null while nothing binds. */
+export function usageBlock (row: OverviewRow, instancesInUse: number) {
+  const binding = row.sub_status !== null && LIMITING.has(row.sub_status)
+  return {
+    users: { used: row.users_active, limit: binding ? row.sub_users : null },
+    instances: { used: instancesInUse, limit: binding ? row.sub_instances : null }
+  }
+}
