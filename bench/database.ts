@@ -14,6 +14,7 @@ import { MikroORM } from '@mikro-orm/postgresql'
 import pg from 'pg'
 import { startEmbeddedPostgres } from '../database/embedded.ts'
 import { runMigrations } from '../database/migrate.ts'
+import { seedCatalogs } from '../database/seed.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -86,6 +87,7 @@ export async function createBenchDatabase (adminUrl: string): Promise<BenchDatab
     const orm = await MikroORM.init({ ...createOrmConfig({ databaseUrl: database.url, poolMax: 2 }), logger: () => {} })
     try {
       await runMigrations(orm, database.url)
+      await seedCatalogs(orm.em)
     } finally {
       await orm.close()
     }

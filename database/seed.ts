@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from '../config/env.ts'
 import { ACROSS_TENANTS } from './tenancy.ts'
 import { seedModuleCatalog } from '../plugins/app/modules/catalog.ts'
@@ -17,8 +17,13 @@ export interface SeedResult {
  * the first. Idempotent: safe on every start and on several replicas at
  * once (the unique constraints decide who creates what).
  */
+/** The catalogs every database has, whatever else is configured: modules and plans. */
+export async function seedCatalogs (em: EntityManager): Promise<void> {
+  await seedModuleCatalog(em.fork())
+}
+
 export async function seedReferenceData (orm: MikroORM, config: AppConfig): Promise<SeedResult> {
-  await seedModuleCatalog(orm.em.fork())
+  await seedCatalogs(orm.em)
   if (!config.SEED_DEMO) return {}
   const em = orm.em.fork()
   const existing = await em.count(Tenant, { subdomain: config.DEMO_SUBDOMAIN }, ACROSS_TENANTS)

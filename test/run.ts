@@ -16,7 +16,7 @@ import { MikroORM } from '@mikro-orm/postgresql'
 import pg from 'pg'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../database/embedded.ts'
 import { runMigrations } from '../database/migrate.ts'
-import { seedModuleCatalog } from '../plugins/app/modules/catalog.ts'
+import { seedCatalogs } from '../database/seed.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { withDatabase } from './support/database.ts'
 
@@ -42,7 +42,7 @@ try {
   const templateUrl = withDatabase(adminUrl, template)
   const orm = await MikroORM.init(createOrmConfig({ databaseUrl: templateUrl, poolMax: 2 }))
   await runMigrations(orm, templateUrl)
-  await seedModuleCatalog(orm.em.fork()) // reference data every database has
+  await seedCatalogs(orm.em) // reference data every database has
   await orm.close()
 
   const env = { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DB: template, TEST_RUN_ID: runId }
