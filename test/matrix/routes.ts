@@ -20,20 +20,31 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/signup': { access: 'public' },
   'POST /api/login': { access: 'public' },
   'GET /api/modules': { access: 'public' },
+  'GET /api/plans': { access: 'public' },
+  'GET /api/demo/plan': { access: 'public' },
   'GET /api/users/invitation/:token': { access: 'public' },
   'POST /api/users/invitation/accept': { access: 'public' },
   'GET /health/live': { access: 'public' },
   'GET /health/ready': { access: 'public' },
+  // Signed by the payment provider instead of a portal token (test/routes/api/payments).
+  'POST /api/payments/webhook/:provider': { access: 'public' },
+  // Explicit so that they answer `Allow: POST, OPTIONS` (routes/api/subscription/allow-options.ts).
+  'OPTIONS /api/subscription/select-plan': { access: 'public' },
+  'OPTIONS /api/subscription/subscribe': { access: 'public' },
+  'OPTIONS /api/subscription/confirm': { access: 'public' },
+  'OPTIONS /api/subscription/demo': { access: 'public' },
 
   'GET /api/me': { access: 'member' },
   'POST /api/logout': { access: 'member' },
   'GET /api/activity': { access: 'member' },
   'GET /api/dashboard': { access: 'member' },
+  'GET /api/subscription/recommendation': { access: 'member' },
   'GET /api/settings': { access: 'member' },
   'GET /api/users': { access: 'member' },
   'GET /api/tickets': { access: 'member' },
   'POST /api/tickets/create': { access: 'member', body: { subject: 'Matrix ticket', description: 'Text', priority: 'low' } },
   'GET /api/tickets/:id': { access: 'member', resource: 'ticket' },
+  'GET /api/subscription/current': { access: 'member' },
   'POST /api/tickets/:id/reply': { access: 'member', resource: 'ticket', body: { message: 'Matrix reply' } },
 
   'POST /api/users/create': { access: 'admin', body: { email: 'matrix-created@example.com', name: 'Matrix', password: 'a long enough password' } },
@@ -45,6 +56,11 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/users/invitation/:id/resend': { access: 'admin', resource: 'invitation' },
   'POST /api/users/invitation/:id/cancel': { access: 'admin', resource: 'invitation' },
   'PUT /api/settings/update': { access: 'admin', body: { company: { phone: '+49 30 1234567' } } },
+  'POST /api/subscription/select-plan': { access: 'admin', body: { plan_id: 1, users: 1, storage: 0, workers: 1, instances: 1, billing_cycle: 'monthly' } },
+  'POST /api/subscription/subscribe': { access: 'admin', body: { plan_id: 1, billing_cycle: 'monthly' } },
+  'POST /api/subscription/confirm': { access: 'admin', body: { plan_id: 1 } },
+  'POST /api/subscription/demo': { access: 'admin', body: { plan_id: 1 } },
+  'POST /api/payments/sandbox/pay': { access: 'admin', body: { payment_reference: 'ERP-MATRIX' } },
 
   // Support staff, across tenants by design; guarded by X-Support-Token (test/routes/api/support).
   'GET /api/support/tickets': { access: 'operator' },

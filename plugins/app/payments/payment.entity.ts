@@ -20,7 +20,7 @@ const PaymentSchema = defineEntity({
     /** Our reference, quoted by the payer (the subscription's payment reference) */
     reference: p.string().length(64).index(),
     providerTransactionId: p.string().length(128).nullable(),
-    amount: p.bigint('number'),
+    amount: p.bigint('number').check('amount >= 0'),
     currency: p.string().length(3),
     status: p.enum(PAYMENT_STATUSES).default('pending'),
     paidAt: timestamp().nullable(),

@@ -27,9 +27,9 @@ const SubscriptionSchema = defineEntity({
     instances: p.integer(),
     currency: p.string().length(3),
     /** What the current period costs */
-    amount: p.bigint('number'),
+    amount: p.bigint('number').check('amount >= 0'),
     /** What is still to be paid before activation; 0 once paid */
-    amountDue: p.bigint('number').default(0),
+    amountDue: p.bigint('number').default(0).check('amount_due >= 0'),
     /** Quoted to the payment provider and printed on the invoice */
     paymentReference: p.string().length(64).unique().nullable(),
     currentPeriodStart: timestamp().nullable(),

@@ -1,0 +1,101 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { SystemActor } from '../../../lib/actor.ts'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import { Subscription } from './subscription.entity.ts'
+import type { SubscriptionsService } from './subscriptions.service.ts'
+
+export interface TrialSweeperDeps {
+  /** The root EntityManager; each sweep forks it. */
+  em: EntityManager
+  subscriptions: Pick<SubscriptionsService, 'expireTrial'>
+  log: FastifyBaseLogger
+  intervalMs: number
+  batchSize?: number
+}
+
+export interface SweepResult { expired: number }
+
+/**
+ * Claims due trials across tenants. SKIP LOCKED: replicas sweeping at the same
+ * moment split the rows instead of waiting on each other, and a trial being
+ * converted by its tenant right now (row locked by subscribe) is left alone.
+ * The database clock decides what is due, so replicas agree.
+ */
+const CLAIM_DUE_TRIALS = `
+SELECT id FROM subscriptions
+WHERE status = 'trialing' AND trial_ends_at <= now()
+ORDER BY trial_ends_at
+LIMIT ?
+FOR UPDATE SKIP LOCKED`
+
+export const TRIAL_EXPIRY_JOB = 'trial-expiry'
+
+/** Ends expired trials every `intervalMs`; started with the app, stopped when it closes. */
+export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchSize = 100 }: TrialSweeperDeps) {
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  let running: Promise<SweepResult> | undefined
+  const inFlight = new Set<Promise<unknown>>()
+
+  /** One batch in one transaction: claimed, expired and recorded together, or not at all. */
+  async function sweepBatch (): Promise<number> {
+    return em.fork().transactional(async (tx) => {
+      const claimed = await tx.execute<Array<{ id: string }>>(CLAIM_DUE_TRIALS, [batchSize])
+      if (claimed.length === 0) return 0
+      const rows = await tx.find(Subscription, { id: { $in: claimed.map((row) => row.id) } }, { ...ACROSS_TENANTS, refresh: true })
+      for (const subscription of rows) {
+        const actor: SystemActor = { kind: 'system', tenantId: subscription.tenant.id, job: TRIAL_EXPIRY_JOB }
+        subscriptions.expireTrial(tx, actor, subscription)
+      }
+      await tx.flush()
+      return rows.length
+    })
+  }
+
+  async function sweep (): Promise<SweepResult> {
+    let expired = 0
+    while (!stopped) {
+      const count = await sweepBatch()
+      expired += count
+      if (count < batchSize) break
+    }
+    if (expired > 0) log.info({ expired }, 'Expired trials ended')
+    return { expired }
+  }
+
+  function track<T> (promise: Promise<T>): Promise<T> {
+    inFlight.add(promise)
+    return promise.finally(() => inFlight.delete(promise))
+  }
+
+  function tick (): void {
+    if (stopped || running !== undefined) return // a slow sweep is not overlapped by the next tick
+    running = track(sweep())
+    running.catch((error: unknown) => {
+      if (!stopped) log.warn({ err: error }, 'Trial sweep failed; will try again')
+    }).finally(() => { running = undefined })
+  }
+
+  return {
+    /** One awaited sweep, for tests and operators; safe beside the timer and other replicas. */
+    sweepNow (): Promise<SweepResult> {
+      return track(sweep())
+    },
+
+    start (): void {
+      if (stopped || timer !== undefined) return
+      timer = setInterval(tick, intervalMs)
+      timer.unref()
+    },
+
+    /** Stops the timer and waits for a sweep in progress. */
+    async stop (): Promise<void> {
+      stopped = true
+      if (timer !== undefined) clearInterval(timer)
+      await Promise.allSettled([...inFlight])
+    }
+  }
+}
+
+export type TrialSweeper = ReturnType<typeof createTrialSweeper>
