@@ -33,7 +33,7 @@ export const EnvSchema = Type.Object({
   INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
   INVITATION_RESEND_LIMIT: Type.Integer({ minimum: 1, default: 3 }),
   SUPPORT_API_TOKEN: Type.Optional(Type.String({ minLength: 32 })),
-  PAYMENT_PROVIDERS: Type.String({ default: 'sandbox', description: 'Enabled payment providers, comma-separated' }),
+  PAYMENT_PROVIDERS: Type.Optional(Type.String({ description: 'Enabled payment providers, comma-separated' })),
   PAYMENT_WEBHOOK_SECRETS: Type.String({ default: '', description: 'provider:secret pairs, comma-separated; the sandbox falls back to a key derived from JWT_SECRET' }),
   TRIAL_SWEEP_SECONDS: Type.Integer({ minimum: 5, maximum: 86_400, default: 300 }),
   LOGIN_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 20 }),
@@ -45,8 +45,9 @@ export const EnvSchema = Type.Object({
 type RawEnv = Static<typeof EnvSchema>
 
 /** Resolved configuration: raw variables plus the values derived from them. */
-export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL'> {
+export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL' | 'PAYMENT_PROVIDERS'> {
   LOG_LEVEL: string
+  PAYMENT_PROVIDERS: string
   BASE_URL: string
   corsOrigins: string[]
 }
@@ -84,7 +85,10 @@ export function loadConfig (source?: Record<string, unknown>): AppConfig {
       throw new ConfigError(`Invalid configuration: CORS_ORIGINS entry "${origin}" must be an origin like https://app.example.com`)
     }
   }
-  return { ...raw, BASE_URL: baseUrl, corsOrigins }
+  // The sandbox lets administrators mark their own payments paid: on by default
+  // only for the out-of-the-box install (embedded database), never silently in production.
+  const paymentProviders = raw.PAYMENT_PROVIDERS ?? (raw.DATABASE_URL === undefined ? 'sandbox' : '')
+  return { ...raw, BASE_URL: baseUrl, corsOrigins, PAYMENT_PROVIDERS: paymentProviders }
 }
 
 /** env-schema reports `env/PORT must be <= 65535`; turn that into `PORT must be <= 65535`. */

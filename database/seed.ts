@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from '../config/env.ts'
 import { ACROSS_TENANTS } from './tenancy.ts'
 import { seedModuleCatalog } from '../plugins/app/modules/catalog.ts'
+import { seedPlans } from '../plugins/app/plans/catalog.ts'
 import { Tenant } from '../plugins/app/tenants/tenant.entity.ts'
 import { createTenantsService } from '../plugins/app/tenants/tenants.service.ts'
 import { EmailTaken, SubdomainTaken } from '../plugins/app/tenants/tenants.errors.ts'
@@ -20,6 +21,7 @@ export interface SeedResult {
 /** The catalogs every database has, whatever else is configured: modules and plans. */
 export async function seedCatalogs (em: EntityManager): Promise<void> {
   await seedModuleCatalog(em.fork())
+  await seedPlans(em.fork())
 }
 
 export async function seedReferenceData (orm: MikroORM, config: AppConfig): Promise<SeedResult> {

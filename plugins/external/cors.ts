@@ -10,6 +10,8 @@ export default fp(async (fastify) => {
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Allow'],
     credentials: false,
+    // A plain OPTIONS (no Origin) is not a preflight: let it through instead of a bare 400.
+    strictPreflight: false,
     maxAge: 600
   })
 }, { name: 'cors', dependencies: ['env'] })

@@ -23,6 +23,12 @@ t.test('values from the environment are coerced and validated', async (t) => {
   t.same(config.corsOrigins, ['https://a.example.com', 'http://localhost:5173'])
 })
 
+t.test('the sandbox payment provider is on by default only with the embedded database', async (t) => {
+  t.equal(loadConfig({}).PAYMENT_PROVIDERS, 'sandbox', 'out of the box')
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db.example.com/erp' }).PAYMENT_PROVIDERS, '', 'an external database means production: opt in explicitly')
+  t.equal(loadConfig({ DATABASE_URL: 'postgres://db.example.com/erp', PAYMENT_PROVIDERS: 'sandbox' }).PAYMENT_PROVIDERS, 'sandbox')
+})
+
 t.test('an invalid value fails with a message naming the variable', async (t) => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /PORT must be integer/],

@@ -33,6 +33,7 @@ export function testConfig (databaseUrl: string, overrides: Record<string, unkno
     BASE_URL: 'http://portal.test',
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
+    PAYMENT_PROVIDERS: 'sandbox',
     ...overrides
   })
 }

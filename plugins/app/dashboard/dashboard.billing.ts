@@ -1,8 +1,6 @@
 import { toMajor } from '../../../lib/money.ts'
 import type { OverviewRow } from './dashboard.queries.ts'
 
-/** Statuses whose quantities bind the tenant (see plugins/app/limits). */
-const LIMITING = new Set(['active', 'trialing', 'past_due'])
 const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
 
 export function subscriptionBlock (row: OverviewRow) {
@@ -34,9 +32,9 @@ export function configurationBlock (row: OverviewRow) {
   }
 }
 
-/** Use against the limits that bind now; `limit` is null while nothing binds. */
+/** Use against the limits that bind now (the rule is plugins/app/limits'); `limit` is null while nothing binds. */
 export function usageBlock (row: OverviewRow, instancesInUse: number) {
-  const binding = row.sub_status !== null && LIMITING.has(row.sub_status)
+  const binding = row.sub_binds
   return {
     users: { used: row.users_active, limit: binding ? row.sub_users : null },
     instances: { used: instancesInUse, limit: binding ? row.sub_instances : null }

@@ -1,4 +1,5 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
+import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
 
 /** The company, its subscription and configuration, and every count of the home screen, in one statement. */
 export const OVERVIEW: TenantStatement = {
@@ -8,7 +9,7 @@ SELECT t.name, t.subdomain, t.status,
   s.id AS sub_id, s.status AS sub_status, s.billing_cycle AS sub_cycle, s.users AS sub_users, s.storage AS sub_storage,
   s.workers AS sub_workers, s.instances AS sub_instances, s.currency AS sub_currency, s.amount AS sub_amount,
   s.amount_due AS sub_amount_due, s.current_period_end AS sub_renewal, s.trial_ends_at AS sub_trial_ends_at,
-  sp.id AS sub_plan_id, sp.code AS sub_plan_code, sp.name AS sub_plan_name,
+  sp.id AS sub_plan_id, sp.code AS sub_plan_code, sp.name AS sub_plan_name, coalesce(${SUBSCRIPTION_BINDS}, false) AS sub_binds,
   c.id AS conf_id, c.plan_id AS conf_plan_id, c.users AS conf_users, c.storage AS conf_storage,
   c.workers AS conf_workers, c.instances AS conf_instances, c.billing_cycle AS conf_cycle,
   (SELECT count(*) FROM users WHERE tenant_id = $1)::int AS users_total,
@@ -49,6 +50,7 @@ export interface OverviewRow {
   sub_plan_id: number | null
   sub_plan_code: string | null
   sub_plan_name: string | null
+  sub_binds: boolean
   conf_id: number | null
   conf_plan_id: number | null
   conf_users: number | null

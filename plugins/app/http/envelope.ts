@@ -85,10 +85,21 @@ function validationBody (issues: ValidationIssue[], context: string): ErrorBody 
 /** PostgreSQL text cannot hold U+0000: such input is refused up front instead of failing in the database. */
 export function findNulCharacter (value: unknown, path = '', depth = 0): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? (path || 'value') : undefined
-  if (depth > 32 || value === null || typeof value !== 'object') return undefined
+  if (depth > 32 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined
   for (const [key, child] of Object.entries(value)) {
     if (key.includes('\u0000')) return path ? `${path}.(key)` : '(key)'
     const found = findNulCharacter(child, path ? `${path}.${key}` : key, depth + 1)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/** Query coercion turns "Infinity" or "1e400" into Infinity, which ajv's integer check lets through. */
+export function findNonFiniteNumber (value: unknown, path = '', depth = 0): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : (path || 'value')
+  if (depth > 8 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined
+  for (const [key, child] of Object.entries(value)) {
+    const found = findNonFiniteNumber(child, path ? `${path}.${key}` : key, depth + 1)
     if (found !== undefined) return found
   }
   return undefined

@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, RouteOptions } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
-import { findNulCharacter, toErrorBody } from './envelope.ts'
+import { findNonFiniteNumber, findNulCharacter, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
 
 const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
+const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
 
 export interface RegisteredRoute {
   method: RouteOptions['method']
@@ -37,6 +38,14 @@ export default fp(async (fastify) => {
     for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
       const field = findNulCharacter(value)
       if (field !== undefined) throw InvalidCharacter(`The ${part} contains a NUL character (in ${field})`, { fields: [{ field, in: part, message: 'must not contain U+0000' }] })
+    }
+  })
+
+  // After validation (and its coercion): a number that is not finite cannot be a count, an id or a cursor.
+  fastify.addHook('preHandler', async (request) => {
+    for (const [part, value] of [['query', request.query], ['params', request.params]] as const) {
+      const field = findNonFiniteNumber(value)
+      if (field !== undefined) throw NotFiniteNumber(`The ${part} field ${field} must be a finite number`, { fields: [{ field, in: part, message: 'must be a finite number' }] })
     }
   })
 

@@ -1,5 +1,9 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 
+const CANONICAL = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const rank = (method: string) => CANONICAL.includes(method) ? CANONICAL.indexOf(method) : CANONICAL.length
+const byCanonicalOrder = (a: string, b: string) => rank(a) - rank(b) || a.localeCompare(b)
+
 /**
  * A shadow router holding every registered route, so that an unmatched request
  * can be told apart: unknown path (404) or known path with another method
@@ -23,7 +27,7 @@ export function createMethodRouter () {
     },
     allowedMethods (url: string): string[] {
       const path = url.split('?')[0] ?? url
-      return [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null).sort()
+      return [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null).sort(byCanonicalOrder)
     }
   }
 }

@@ -4,16 +4,21 @@ import { defineError } from '../../../lib/errors.ts'
 export const UserLimitReached = defineError('PLAN_USER_LIMIT_REACHED', 'Every user seat of your plan is taken', 402)
 export const InstanceLimitReached = defineError('PLAN_INSTANCE_LIMIT_REACHED', 'Every instance of your plan is in use', 402)
 
-/** Subscriptions whose quantities bind the tenant. Before any subscription, nothing is limited. */
-const LIMITING = "('active', 'trialing', 'past_due')"
+/**
+ * Whether a subscription's quantities bind: always, except a first checkout
+ * still waiting for its payment. A tenant changing plans, or whose trial or
+ * subscription ended, keeps the limits it had. Before any subscription, nothing
+ * is limited. A SQL condition on a subscription aliased `s`; the dashboard shares it.
+ */
+export const SUBSCRIPTION_BINDS = "(s.status <> 'pending_payment' OR s.activated_at IS NOT NULL OR s.trial_started_at IS NOT NULL)"
 
 const USER_SEATS = `
 SELECT s.users AS limit, (SELECT count(*) FROM users u WHERE u.tenant_id = s.tenant_id AND u.active)::int AS used
-FROM subscriptions s WHERE s.tenant_id = ? AND s.status IN ${LIMITING}`
+FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
 const INSTANCE_SLOTS = `
 SELECT s.instances AS limit, (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN ('deleting', 'deleted'))::int AS used
-FROM subscriptions s WHERE s.tenant_id = ? AND s.status IN ${LIMITING}`
+FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
 interface Usage { limit: number, used: number }
 

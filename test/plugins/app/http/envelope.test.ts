@@ -32,6 +32,13 @@ t.test('every error status answers in the one envelope', async (t) => {
   isEnvelope(t, nul.json(), 400, 'INVALID_CHARACTER')
   t.equal(nul.json().error.details.fields[0].field, 'login')
 
+  const { token: viewer } = await signup(app)
+  for (const url of ['/api/activity?before=Infinity', '/api/activity?before=1e400', '/api/tickets?page=Infinity']) {
+    const infinite = await app.inject({ method: 'GET', url, headers: bearer(viewer) })
+    t.equal(infinite.statusCode, 400, `${url}: never a 500`)
+    isEnvelope(t, infinite.json(), 400, 'NUMBER_NOT_FINITE')
+  }
+
   const unauthorized = await app.inject({ method: 'GET', url: '/api/me' })
   t.equal(unauthorized.statusCode, 401)
   isEnvelope(t, unauthorized.json(), 401, 'TOKEN_MISSING')

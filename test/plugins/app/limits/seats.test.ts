@@ -39,14 +39,18 @@ t.test('without a subscription nothing is limited; with one, users beyond its se
   t.equal((await create(app, admin.token, 'after-deactivation@example.com')).statusCode, 201, 'a deactivated user frees the seat')
 })
 
-t.test('trialing and past-due subscriptions bind; expired and pending ones do not', async (t) => {
+t.test('every subscription binds except a first checkout still waiting for its payment', async (t) => {
   const { app } = await build(t)
-  for (const [status, binds] of [['trialing', true], ['past_due', true], ['expired', false], ['pending_payment', false], ['cancelled', false]] as const) {
+  for (const [status, binds] of [['trialing', true], ['past_due', true], ['expired', true], ['cancelled', true], ['pending_payment', false]] as const) {
     const admin = await signup(app)
     await subscribe(app, admin.user.tenant_id, 1, status)
     const response = await create(app, admin.token, `${status}-${admin.user.id}@example.com`)
     t.equal(response.statusCode, binds ? 402 : 201, status)
   }
+  const changingPlan = await signup(app)
+  await subscribe(app, changingPlan.user.tenant_id, 1, 'pending_payment')
+  await app.sql({ text: 'UPDATE subscriptions SET activated_at = now() WHERE tenant_id = $1', values: [changingPlan.user.tenant_id] })
+  t.equal((await create(app, changingPlan.token, `plan-change-${changingPlan.user.id}@example.com`)).statusCode, 402, 'a paying tenant changing plans keeps its limits')
 })
 
 t.test('an invitation accepted beyond the seats is refused and stays pending', async (t) => {
