@@ -32,7 +32,8 @@ export function appScenarios (session: Session): Scenario[] {
   return [
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: auth },
-    { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth }
+    { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth },
+    { name: 'GET /api/subscription/recommendation', method: 'GET', path: '/api/subscription/recommendation?users=12&storage=20&billing_cycle=yearly', headers: auth }
   ]
 }
 
