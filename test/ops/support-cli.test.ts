@@ -1,28 +1,12 @@
-import { spawn } from 'node:child_process'
 import t from 'tap'
 import { build } from '../support/build.ts'
 import { bearer, signup } from '../support/accounts.ts'
-import { ROOT } from '../support/process.ts'
+import { runCli, type CliRun } from '../support/process.ts'
 import { activities, getTicket, openTicket, snapshot } from '../routes/api/tickets/helpers.ts'
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
 /** `node ops/support.ts …` as staff run it, with only the environment given here. */
-function support (databaseUrl: string, args: string[], stdin?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['ops/support.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: databaseUrl },
-      stdio: ['pipe', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += String(chunk) })
-    child.stderr.on('data', (chunk) => { stderr += String(chunk) })
-    child.on('error', reject)
-    child.on('exit', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(stdin ?? '')
-  })
+function support (databaseUrl: string, args: string[], stdin?: string): Promise<CliRun> {
+  return runCli('ops/support.ts', args, { DATABASE_URL: databaseUrl }, stdin)
 }
 
 t.test('support CLI: the queue across tenants, a reply the customer sees, and close', async (t) => {

@@ -56,3 +56,23 @@ export async function portIsOpen (port: number): Promise<boolean> {
     return !String((error as { cause?: { code?: string } }).cause?.code).includes('ECONNREFUSED')
   }
 }
+
+export interface CliRun { code: number | null, stdout: string, stderr: string }
+
+/** Runs one of the project's commands (`ops/support.ts`, …) with only the environment given. */
+export function runCli (script: string, args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['pipe', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout?.on('data', (chunk) => { stdout += String(chunk) })
+    child.stderr?.on('data', (chunk) => { stderr += String(chunk) })
+    child.on('error', reject)
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    child.stdin?.end(stdin)
+  })
+}

@@ -1,27 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { PlanRecord } from './plan-view.ts'
 
-/** One plan as the catalog defines it; money in integer minor units (EUR cents). */
-export interface PlanCatalogEntry {
-  code: string
-  name: string
-  description: string
-  active: boolean
-  isTrial: boolean
-  trialDays: number
-  currency: string
-  basePriceMonthly: number
-  includedUsers: number
-  extraUserPriceMonthly: number
-  storageLimitGb: number
-  storageOveragePrice: number
-  maxUsers: number
-  maxInstances: number
-  maxWorkers: number
-  annualDiscountBps: number
-  features: string[]
-  /** Display order; also breaks price ties in the recommendation. */
-  sequence: number
-}
+/** One plan as the catalog defines it: a plan record before it has an id. Money in integer minor units (EUR cents). */
+export type PlanCatalogEntry = Omit<PlanRecord, 'id' | 'createdAt' | 'updatedAt'>
 
 export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
   {

@@ -3,6 +3,9 @@ import type { Plan } from './plan.entity.ts'
 
 export type BillingCycle = 'monthly' | 'yearly'
 
+/** The fields of a plan that its price depends on. */
+export type PricedPlan = Pick<Plan, 'id' | 'name' | 'currency' | 'basePriceMonthly' | 'includedUsers' | 'extraUserPriceMonthly' | 'storageLimitGb' | 'storageOveragePrice' | 'annualDiscountBps'>
+
 /** Already normalised: users an integer >= 1; storage whole GB >= 0 beyond the plan's included storage. */
 export interface PriceRequest {
   users: number
@@ -49,7 +52,7 @@ function annualOf (monthly: number, discountBps: number): number {
  * - the totals are sums of the parts, so monthly_total = base_monthly + extra_storage_monthly and
  *   annual_total = base_annual + extra_storage_annual hold exactly.
  */
-export function quote (plan: Plan, request: PriceRequest): Quote {
+export function quote (plan: PricedPlan, request: PriceRequest): Quote {
   const discount = Math.min(Math.max(plan.annualDiscountBps, 0), BPS)
   const extraUsers = Math.max(0, request.users - plan.includedUsers)
   const baseMonthly = plan.basePriceMonthly + extraUsers * plan.extraUserPriceMonthly

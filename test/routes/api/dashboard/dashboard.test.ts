@@ -1,31 +1,9 @@
-import pg from 'pg'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { fillTenant } from '../../../support/data.ts'
-
-/**
- * Counts every statement sent while `fn` runs, on the client class of the
- * ORM's own pool (MikroORM brings its own copy of pg; the hot-path SQL shares that pool).
- */
-async function countStatements (app: FastifyInstance, fn: () => Promise<unknown>): Promise<number> {
-  const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
-  const prototype = pool.Client.prototype
-  const original = prototype.query
-  let count = 0
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    // The mail dispatcher polls on the same pool now and then: not the dashboard's doing.
-    if (!JSON.stringify(args[0] ?? '').includes('mail_outbox')) count++
-    return (original as (...a: unknown[]) => unknown).apply(this, args)
-  } as typeof original
-  try {
-    await fn()
-  } finally {
-    prototype.query = original
-  }
-  return count
-}
+import { statementsDuring } from '../../../support/statements.ts'
 
 const dashboard = async (app: FastifyInstance, token: string) => {
   const response = await app.inject({ method: 'GET', url: '/api/dashboard', headers: bearer(token) })
@@ -65,8 +43,8 @@ t.test('the number of SQL statements does not grow with the data', async (t) => 
   await fillTenant(app, large.user.tenant_id, { users: 50, tickets: 50, instances: 50, activities: 200 })
 
   await dashboard(app, small.token) // warm up: prepared statements, metadata
-  const forSmall = await countStatements(app, () => dashboard(app, small.token))
-  const forLarge = await countStatements(app, () => dashboard(app, large.token))
+  const forSmall = (await statementsDuring(app, () => dashboard(app, small.token))).length
+  const forLarge = (await statementsDuring(app, () => dashboard(app, large.token))).length
   t.equal(forLarge, forSmall, `${forSmall} statements either way`)
   t.equal(forSmall, 4, 'the token check and three statements')
 })

@@ -1,28 +1,13 @@
-import { spawn } from 'node:child_process'
 import t from 'tap'
 import { build, TEST_JWT_SECRET } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { activityTypes, insertPlan } from '../../../support/billing-fixtures.ts'
 import { confirm, postWebhook, subscribeTo } from '../../../support/billing-webhooks.ts'
-import { ROOT } from '../../../support/process.ts'
-
-interface Run { code: number | null, stdout: string, stderr: string }
+import { runCli, type CliRun } from '../../../support/process.ts'
 
 /** `node ops/payments.ts …` with only the environment given here. */
-function paymentsCli (databaseUrl: string, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['ops/payments.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, PAYMENT_PROVIDERS: 'sandbox' },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += String(chunk) })
-    child.stderr.on('data', (chunk) => { stderr += String(chunk) })
-    child.on('error', reject)
-    child.on('exit', (code) => resolve({ code, stdout, stderr }))
-  })
+function paymentsCli (databaseUrl: string, args: string[]): Promise<CliRun> {
+  return runCli('ops/payments.ts', args, { DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, PAYMENT_PROVIDERS: 'sandbox' })
 }
 
 t.test('the sandbox route pays one of the company\'s references through the webhook path', async (t) => {

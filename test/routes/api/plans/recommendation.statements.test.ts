@@ -1,29 +1,9 @@
-import type pg from 'pg'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { seedPlans } from '../../../../plugins/app/plans/catalog.ts'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
-
-/** The statements sent while `fn` runs, on the client class of the ORM's pool (as the dashboard test counts them). */
-async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
-  const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
-  const prototype = pool.Client.prototype
-  const original = prototype.query
-  const seen: string[] = []
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const statement = args[0] as { name?: string, text?: string } | string
-    const label = typeof statement === 'string' ? statement : statement.name ?? statement.text ?? ''
-    if (!label.includes('mail_outbox')) seen.push(label)
-    return (original as (...a: unknown[]) => unknown).apply(this, args)
-  } as typeof original
-  try {
-    await fn()
-  } finally {
-    prototype.query = original
-  }
-  return seen
-}
+import { statementsDuring } from '../../../support/statements.ts'
 
 async function setup (t: Parameters<typeof build>[0]) {
   const built = await build(t)
