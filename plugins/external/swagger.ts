@@ -43,6 +43,8 @@ export default fp(async (fastify) => {
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false },
-    staticCSP: true
+    staticCSP: true,
+    // Same rule as helmet.ts: no forced https upgrade for a portal served over http.
+    transformStaticCSP: (header) => fastify.config.BASE_URL.startsWith('https:') ? header : header.replace(/\s*upgrade-insecure-requests;?/, '')
   })
 }, { name: 'swagger', dependencies: ['env'] })

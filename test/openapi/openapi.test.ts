@@ -43,9 +43,15 @@ t.test('a route without response schemas is caught', async (t) => {
   t.equal(route?.schema?.response, undefined, 'so the walk above would flag one without schemas')
 })
 
-t.test('Swagger UI is served at /docs', async (t) => {
+t.test('Swagger UI is served at /docs, with a CSP its assets satisfy', async (t) => {
   const { app } = await build(t)
   const response = await app.inject({ method: 'GET', url: '/docs/' })
   t.equal(response.statusCode, 200)
   t.match(response.body, /swagger/i)
+  t.notMatch(response.body, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline scripts (script-src is self)')
+  t.notMatch(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, 'over http, assets are not forced to https')
+
+  const secure = await build(t, { env: { BASE_URL: 'https://portal.example.com' } })
+  const overHttps = await secure.app.inject({ method: 'GET', url: '/docs/' })
+  t.match(String(overHttps.headers['content-security-policy']), /upgrade-insecure-requests/, 'over https it is kept')
 })
