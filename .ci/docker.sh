@@ -1,0 +1,50 @@
+# Sourced by .ci/run (its exports must reach `npm test`).
+# Docker engine for the Docker tests (test/support/docker): the machine's when `docker info`
+#    answers; else Debian's docker.io, started here (as root). Then the stand-in ERP image (no
+#    registry needed: docker import of a busybox-static rootfs; skipped when already up to date).
+docker_ok() { docker info --format '{{.ServerVersion}}' >/dev/null 2>&1; }
+docker_fail() {
+  echo "--- DOCKER: $*" >&2
+  if [ -f /tmp/dockerd.log ]; then echo "--- last lines of /tmp/dockerd.log:" >&2; tail -n 30 /tmp/dockerd.log >&2; fi
+  exit 1
+}
+busybox_bin="${BUSYBOX:-/bin/busybox}"
+static_busybox_ok() { [ -x "$busybox_bin" ] && ! ldd "$busybox_bin" >/dev/null 2>&1; }
+docker_started=$(date +%s%N)
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+packages=()
+if ! docker_ok && { ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; }; then packages+=(docker.io); fi
+static_busybox_ok || packages+=(busybox-static)
+if [ "${#packages[@]}" -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || docker_fail "need ${packages[*]} but not running as root: install them (Debian: apt-get install ${packages[*]})"
+  command -v apt-get >/dev/null 2>&1 || docker_fail "need ${packages[*]} and there is no apt-get: install Docker and a static busybox"
+  echo "--- installing ${packages[*]} (Debian packages)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+  echo "--- installed in $(ms_since "$docker_started") ms"
+fi
+if ! docker_ok; then
+  [ "$(id -u)" = 0 ] || docker_fail "the Docker engine does not answer and only root can start it here: start Docker"
+  dockerd_started=$(date +%s%N)
+  dockerd_pid=""
+  if [ -s /var/run/docker.pid ] && kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
+    echo "--- dockerd (pid $(cat /var/run/docker.pid)) is running but not answering yet: waiting for it"
+  else
+    echo "--- starting dockerd --storage-driver=vfs (log: /tmp/dockerd.log)"
+    nohup dockerd --storage-driver=vfs </dev/null >/tmp/dockerd.log 2>&1 &
+    dockerd_pid=$!
+  fi
+  deadline=$(( $(date +%s) + 60 ))
+  until docker_ok; do
+    if [ -n "$dockerd_pid" ] && ! kill -0 "$dockerd_pid" 2>/dev/null; then docker_fail "dockerd exited during startup"; fi
+    [ "$(date +%s)" -lt "$deadline" ] || docker_fail "dockerd did not answer \`docker info\` within 60 s"
+    sleep 0.2
+  done
+  echo "--- dockerd answered in $(ms_since "$dockerd_started") ms"
+fi
+image_started=$(date +%s%N)
+ERP_TEST_IMAGE="$(bash test/support/docker/build-test-image.sh erp-test-image:1)" || docker_fail "building the test image failed"
+export ERP_TEST_IMAGE
+export DOCKER_TESTS=required # no engine now = the Docker tests fail, not skip
+echo "--- Docker $(docker info --format '{{.ServerVersion}}'), test image $ERP_TEST_IMAGE ($(ms_since "$image_started") ms); whole Docker step $(ms_since "$docker_started") ms"
+

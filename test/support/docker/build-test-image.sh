@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Builds the image the Docker tests use in place of the ERP (`odoo:{version}` cannot be pulled in
+# CI: there is no image registry). It is a few MB: a rootfs holding Debian's statically linked
+# busybox (package busybox-static), whose `httpd` serves /www on $PORT (default 8069, the ERP's
+# port), imported with `docker import` -- no registry, no base image, no Dockerfile.
+#
+#   test/support/docker/build-test-image.sh [--force] [TAG]
+#
+# TAG defaults to $ERP_TEST_IMAGE, else erp-test-image:1. Progress goes to stderr; the tag alone
+# goes to stdout, so `export ERP_TEST_IMAGE=$(test/support/docker/build-test-image.sh)` works.
+# Idempotent: the image records the SHA-256 of its content (rootfs tar + image config) in its
+# Comment; when TAG already has that hash nothing is built. A new build is run once
+# (healthz over HTTP, the start line in the logs, a clean exit 0 on SIGTERM) before the tag is
+# printed. --force rebuilds anyway. BUSYBOX=/path/to/static/busybox overrides /bin/busybox.
+#
+# The container:
+#   - prints "erp-test-image: starting httpd on port <port>" to stdout, then serves /www
+#     (/index.html, /healthz answering "ok") with busybox httpd, which logs requests to stderr;
+#   - on SIGTERM or SIGINT prints "erp-test-image: TERM received, stopping" (or INT) and
+#     "erp-test-image: stopped", and exits 0 at once (`docker stop` does not need its timeout);
+#   - if httpd dies, prints "erp-test-image: httpd exited with status <n>" and exits with it.
+set -euo pipefail
+umask 022
+
+force=0
+tag=""
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "build-test-image: unknown option $arg" >&2; exit 2 ;;
+    *) tag="$arg" ;;
+  esac
+done
+tag="${tag:-${ERP_TEST_IMAGE:-erp-test-image:1}}"
+busybox="${BUSYBOX:-/bin/busybox}"
+log() { echo "build-test-image: $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+command -v docker >/dev/null 2>&1 || die "no docker command (Debian: apt-get install docker.io)"
+[ -x "$busybox" ] || die "$busybox not found (Debian: apt-get install busybox-static)"
+# A dynamically linked busybox (Debian's `busybox` package) would not run in an empty rootfs.
+if ldd "$busybox" >/dev/null 2>&1; then
+  die "$busybox is dynamically linked; install busybox-static (or set BUSYBOX to a static busybox)"
+fi
+
+# Two test processes may build at once (tap runs files in parallel): one builds, the other
+# then finds the image up to date.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"${TMPDIR:-/tmp}/erp-test-image.$(id -u).lock"
+  flock 9
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/erp-test-image.XXXXXX")"
+verify_name=""
+cleanup() {
+  if [ -n "$verify_name" ]; then docker rm -f "$verify_name" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- rootfs ----------------------------------------------------------------------------------
+rootfs="$work/rootfs"
+mkdir -p "$rootfs"/{bin,etc,www,tmp,proc,sys,dev,root}
+chmod 0755 "$rootfs"
+chmod 1777 "$rootfs/tmp"
+cp "$busybox" "$rootfs/bin/busybox"
+chmod 0755 "$rootfs/bin/busybox"
+applets=(sh ash httpd sleep echo cat kill ls env wget ps pidof true false test '[' printf id
+  hostname mkdir rm touch cp mv ln chmod grep sed head tail wc date sync uname nc df du find
+  mount stat sha256sum timeout)
+available=" $("$busybox" --list | tr '\n' ' ') "
+for applet in "${applets[@]}"; do
+  case "$available" in *" $applet "*) ;; *) die "$busybox has no '$applet' applet" ;; esac
+  ln -s busybox "$rootfs/bin/$applet"
+done
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+
+cat >"$rootfs/entrypoint.sh" <<'ENTRYPOINT'
+#!/bin/sh
+# Stand-in for the ERP: serves /www over HTTP on $PORT (default 8069) until SIGTERM or SIGINT.
+port="${PORT:-8069}"
+httpd_pid=""
+stop() {
+  echo "erp-test-image: $1 received, stopping"
+  if [ -n "$httpd_pid" ]; then
+    kill -TERM "$httpd_pid" 2>/dev/null
+    wait "$httpd_pid" 2>/dev/null
+  fi
+  echo "erp-test-image: stopped"
+  exit 0
+}
+# As PID 1 the shell gets no default signal handling: without these traps `docker stop`
+# would wait its whole timeout and then SIGKILL.
+trap 'stop TERM' TERM
+trap 'stop INT' INT
+echo "erp-test-image: starting httpd on port $port"
+httpd -f -v -p "$port" -h /www &
+httpd_pid=$!
+wait "$httpd_pid"
+status=$?
+echo "erp-test-image: httpd exited with status $status"
+exit "$status"
+ENTRYPOINT
+chmod 0755 "$rootfs/entrypoint.sh"
+
+cat >"$rootfs/www/index.html" <<'HTML'
+<!doctype html>
+<html><head><title>erp-test-image</title></head>
+<body><h1>erp-test-image</h1><p>Stand-in for the ERP in the control plane's Docker tests.</p></body></html>
+HTML
+printf 'ok\n' >"$rootfs/www/healthz"
+
+# --- content hash: a reproducible tar (sorted, fixed owners and mtimes) plus the image config ---
+changes=('ENTRYPOINT ["/entrypoint.sh"]' 'EXPOSE 8069' 'WORKDIR /')
+tarball="$work/rootfs.tar"
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu \
+  -C "$rootfs" -cf "$tarball" .
+hash="$( { sha256sum <"$tarball"; printf '%s\n' "${changes[@]}"; } | sha256sum | cut -c1-64)"
+comment="erp-test-image content-sha256=$hash"
+
+if [ "$force" = 0 ] && [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "$comment" ]; then
+  log "$tag is up to date (content sha256 ${hash:0:12})"
+  echo "$tag"
+  exit 0
+fi
+
+# --- import ----------------------------------------------------------------------------------
+started=$(date +%s%N)
+change_args=()
+for change in "${changes[@]}"; do change_args+=(--change "$change"); done
+docker import --message "$comment" "${change_args[@]}" - "$tag" <"$tarball" >/dev/null \
+  || die "docker import failed"
+log "imported $tag (content sha256 ${hash:0:12}) in $(( ($(date +%s%N) - started) / 1000000 )) ms"
+
+# --- verify: it serves HTTP, logs its start line and stops cleanly on SIGTERM -----------------
+verify_name="erp-test-image-verify-$$"
+docker run -d --name "$verify_name" --label erp.test-image.verify=1 "$tag" >/dev/null \
+  || die "docker run $tag failed"
+answer=""
+for _ in $(seq 1 100); do
+  answer="$(docker exec "$verify_name" wget -q -O - http://127.0.0.1:8069/healthz 2>/dev/null || true)"
+  [ "$answer" = "ok" ] && break
+  sleep 0.1
+done
+if [ "$answer" != "ok" ]; then
+  docker logs "$verify_name" >&2 || true
+  die "$tag did not answer /healthz within 10 s"
+fi
+stop_started=$(date +%s%N)
+docker stop --time 10 "$verify_name" >/dev/null
+stop_ms=$(( ($(date +%s%N) - stop_started) / 1000000 ))
+exit_code="$(docker inspect --format '{{.State.ExitCode}}' "$verify_name")"
+logs="$(docker logs "$verify_name" 2>&1)"
+case "$logs" in
+  *"erp-test-image: starting httpd on port 8069"*"erp-test-image: stopped"*) ;;
+  *) echo "$logs" >&2; die "$tag: start or stop line missing from the logs" ;;
+esac
+[ "$exit_code" = 0 ] || { echo "$logs" >&2; die "$tag exited $exit_code on SIGTERM (expected 0)"; }
+[ "$stop_ms" -lt 5000 ] || die "$tag took ${stop_ms} ms to stop on SIGTERM (the trap does not work)"
+docker rm "$verify_name" >/dev/null
+verify_name=""
+log "verified $tag: /healthz answers, logs its start line, exits 0 on SIGTERM in ${stop_ms} ms"
+echo "$tag"
