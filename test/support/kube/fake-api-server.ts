@@ -1,0 +1,186 @@
+/**
+ * A contract-faithful fake Kubernetes API server for tests (not a cluster): plain node:http on
+ * 127.0.0.1, spoken to by the real @kubernetes/client-node through a KubeConfig that differs
+ * from production only in its server URL. See test/support/kube/README.md for what it honours.
+ *
+ *   const kube = await startFakeKubeApiServer({ readyDelayMs: 50 })
+ *   const apps = kube.kubeConfig.makeApiClient(AppsV1Api)
+ *   …
+ *   await kube.close()
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { readBody, send } from './http-io.ts'
+import type { AddressInfo } from 'node:net'
+import type { KubeConfig } from '@kubernetes/client-node'
+import type { ApiRequest } from './api-request.ts'
+import { ClusterControllers } from './controllers.ts'
+import { discoveryDocument } from './discovery.ts'
+import { FaultInjector, type Fault } from './faults.ts'
+import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './kubeconfig.ts'
+import { isObject, type JsonObject } from './merge.ts'
+import { PodLogs, renderPod, type SimPod } from './pods.ts'
+import { QuotaTracker } from './quota.ts'
+import { DeploymentController } from './readiness.ts'
+import { findByName, type KubeObject, type ResourceType } from './resources.ts'
+import { decodeBody, parseResourcePath, route } from './router.ts'
+import { failure, KubeError, type StatusBody } from './status.ts'
+import { ObjectStore, toWire } from './store.ts'
+import { create } from './write-handlers.ts'
+import type { WriteContext } from './write-path.ts'
+
+export type { Fault } from './faults.ts'
+export type { KubeObject } from './resources.ts'
+
+export interface FakeKubeApiServerOptions {
+  /** The bearer token the server accepts (default: a random one). */
+  token?: string
+  /** How long new Pods take to turn ready after the write that created them (default 0: at the next request). */
+  readyDelayMs?: number
+  /** How long a deleted Namespace stays Terminating before it and its contents go (default 0). */
+  namespaceDeletionDelayMs?: number
+  /** The storage class a claim without one gets (default `standard`; null: none). */
+  defaultStorageClass?: string | null
+  /** The KubeConfig context's default namespace. */
+  namespace?: string
+}
+
+export interface RecordedRequest { method: string, path: string, query: Record<string, string>, contentType: string, status: number }
+
+export interface FakeKubeApiServer {
+  url: string
+  token: string
+  /** A @kubernetes/client-node KubeConfig pointing at the server with the right token. */
+  kubeConfig: KubeConfig
+  /** The same as kubeconfig file text. */
+  kubeconfigText: string
+  /** Another KubeConfig (e.g. with a wrong token, or a default namespace). */
+  makeKubeConfig: (options?: KubeConfigOptions) => KubeConfig
+  /** Stored objects as the API returns them (managedFields included); Pods are synthesised. */
+  get: (kind: string, namespace: string | undefined, name: string) => KubeObject | undefined
+  list: (kind: string, namespace?: string) => KubeObject[]
+  /** Creates an object directly (validated, defaulted; field manager `seed`), bypassing auth and faults. */
+  seed: (object: KubeObject) => KubeObject
+  resourceVersion: () => string
+  /** Deployment readiness controls. */
+  setReady: (namespace: string, deployment: string) => void
+  holdNotReady: (namespace: string, deployment: string, options?: { reason?: string }) => void
+  releaseHold: (namespace: string, deployment: string) => void
+  /** Log text for a pod, or for every pod of a deployment; per container optionally. */
+  setPodLogs: (namespace: string, podOrDeployment: string, text: string, options?: { container?: string }) => void
+  failNext: (fault: Fault) => void
+  pendingFaults: () => number
+  /** Every API request answered, in order (auth failures and injected faults included). */
+  requests: RecordedRequest[]
+  /** Bugs in the fake itself (answered as 500): a test should expect this to stay empty. */
+  internalErrors: Error[]
+  close: () => Promise<void>
+}
+
+export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions = {}): Promise<FakeKubeApiServer> {
+  const token = options.token ?? `fake-${crypto.randomUUID()}`
+  const store = new ObjectStore()
+  let clusterIPs = 0
+  const ctx: WriteContext = {
+    store,
+    now: () => new Date(),
+    defaults: {
+      allocateClusterIP: () => { clusterIPs++; return `10.96.${Math.floor(clusterIPs / 250) % 250}.${(clusterIPs % 250) + 1}` },
+      defaultStorageClass: options.defaultStorageClass === null ? undefined : options.defaultStorageClass ?? 'standard'
+    }
+  }
+  const deployments = new DeploymentController(ctx, options.readyDelayMs ?? 0)
+  const quota = new QuotaTracker(store, (ns) => deployments.pods(ns).map((p) => p.template))
+  deployments.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)
+  ctx.admit = (type, namespace, object, before) => quota.admitObject(type, namespace, object, before)
+  const controllers = new ClusterControllers(ctx, quota, options.namespaceDeletionDelayMs ?? 0)
+  const logs = new PodLogs()
+  const faults = new FaultInjector()
+  const requests: RecordedRequest[] = []
+  const internalErrors: Error[] = []
+  const tick = (): void => { deployments.tick(); controllers.tick() }
+  const findPod = (ns: string, name: string): SimPod | undefined => deployments.pods(ns).find((p) => p.name === name)
+  const source = {
+    list: (type: ResourceType, ns?: string) => type.kind === 'Pod' ? deployments.renderedPods(ns) : store.list(type, ns).map(toWire),
+    get: (type: ResourceType, ns: string | undefined, name: string) => {
+      if (type.kind === 'Pod') { const pod = findPod(ns ?? '', name); return pod === undefined ? undefined : renderPod(pod) }
+      const entry = store.get(type, ns, name)
+      return entry === undefined ? undefined : toWire(entry)
+    },
+    resourceVersion: () => store.currentResourceVersion()
+  }
+
+  async function handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake')
+    const method = (req.method ?? 'GET').toUpperCase()
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+    const record: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), contentType, status: 0 }
+    const answer = (code: number, body: unknown, type?: string, headers?: Record<string, string>): void => { record.status = code; send(res, code, body, type, headers) }
+    try {
+      if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) { answer(200, 'ok', 'text/plain'); return }
+      requests.push(record)
+      const raw = await readBody(req)
+      if (req.headers.authorization !== `Bearer ${token}`) throw failure(401, 'Unauthorized')
+      const fault = faults.take(method, url.pathname)
+      if (fault !== undefined) throw fault
+      tick()
+      const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
+      if (discovery !== undefined) { answer(200, discovery); return }
+      const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
+      const result = route({ ctx, source, logs, findPod }, apiRequest)
+      answer(result.code, result.body, result.contentType)
+    } catch (error) {
+      if (error instanceof KubeError) { answer(error.status.code, error.status, 'application/json', error.headers); return }
+      internalErrors.push(error as Error)
+      const status: StatusBody = failure(500, `fake kube-apiserver bug: ${(error as Error).stack ?? String(error)}`).status
+      answer(500, status)
+    }
+  }
+
+  for (const name of ['default', 'kube-node-lease', 'kube-public', 'kube-system']) { // as every cluster has them
+    create(ctx, { method: 'POST', type: findByName('Namespace'), query: new URLSearchParams({ fieldManager: 'kube-apiserver' }), body: { metadata: { name } }, contentType: 'application/json', userAgent: undefined })
+  }
+
+  const server = createServer((req, res) => { void handle(req, res) })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  const url = `http://127.0.0.1:${port}`
+  const wire = (object: JsonObject | undefined): KubeObject | undefined => object as KubeObject | undefined
+
+  return {
+    url,
+    token,
+    kubeConfig: fakeKubeConfig(url, token, options.namespace),
+    kubeconfigText: fakeKubeconfigText(url, token, options.namespace),
+    makeKubeConfig: (o = {}) => fakeKubeConfig(url, o.token ?? token, o.namespace ?? options.namespace),
+    get: (kind, namespace, name) => { tick(); return wire(source.get(findByName(kind), namespace, name)) },
+    list: (kind, namespace) => { tick(); return source.list(findByName(kind), namespace) as KubeObject[] },
+    seed: (object) => {
+      tick()
+      const type = findByName(String(object.kind))
+      const meta = isObject(object.metadata) ? object.metadata : {}
+      const namespace = type.namespaced ? String(meta.namespace ?? 'default') : undefined
+      const body = create(ctx, { method: 'POST', type, namespace, query: new URLSearchParams({ fieldManager: 'seed' }), body: structuredClone(object), contentType: 'application/json', userAgent: undefined }).body
+      return body as KubeObject
+    },
+    resourceVersion: () => { tick(); return store.currentResourceVersion() },
+    setReady: (namespace, deployment) => { tick(); deployments.setReady(namespace, deployment) },
+    holdNotReady: (namespace, deployment, o = {}) => { deployments.hold(namespace, deployment, o.reason) },
+    releaseHold: (namespace, deployment) => { deployments.release(namespace, deployment) },
+    setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
+    failNext: (fault) => { faults.add(fault) },
+    pendingFaults: () => faults.pending(),
+    requests,
+    internalErrors,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.closeAllConnections()
+      server.close((error) => (error === undefined ? resolve() : reject(error)))
+    })
+  }
+}
+
+/** Starts the fake for a tap test and closes it in the test's teardown. */
+export async function fakeKubeApiServer (t: { teardown: (fn: () => unknown) => void }, options?: FakeKubeApiServerOptions): Promise<FakeKubeApiServer> {
+  const server = await startFakeKubeApiServer(options)
+  t.teardown(() => server.close())
+  return server
+}
