@@ -52,3 +52,12 @@ export function scopedEntityManager (root: EntityManager, tenantId: string): Ent
 
 /** Options that switch scoping off for one query; use only where crossing tenants is the point. */
 export const ACROSS_TENANTS = { filters: { [TENANT_FILTER]: false } } as const
+
+/**
+ * Locks the tenant's row until the transaction ends. Rules that count across a
+ * tenant (the last admin, seats left) take it first, so two changes racing on
+ * the same count are serialised.
+ */
+export async function lockTenant (tx: EntityManager, tenantId: string): Promise<void> {
+  await tx.execute('SELECT 1 FROM tenants WHERE id = ? FOR UPDATE', [tenantId])
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { hkdfSync, randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
@@ -23,4 +23,12 @@ export async function readOrCreateSecret (file: string, bytes = 32): Promise<str
     if (error.code !== 'EEXIST') throw error
   })
   return (await readFile(file, 'utf8')).trim()
+}
+
+/**
+ * A key for one purpose (`mail-outbox`, `payments-sandbox`, …) derived from a
+ * root secret with HKDF-SHA256, so one configured secret yields independent keys.
+ */
+export function deriveKey (rootSecret: string, purpose: string, bytes = 32): Buffer {
+  return Buffer.from(hkdfSync('sha256', rootSecret, Buffer.alloc(0), purpose, bytes))
 }

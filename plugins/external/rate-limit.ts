@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import { RateLimited } from '../../lib/errors.ts'
 import { createPgCounters, pgStoreFor } from '../../lib/rate-limit/pg-store.ts'
 
@@ -20,6 +20,8 @@ declare module 'fastify' {
      * limiters per request, so a second limit on a route needs this.
      */
     limitBy: (limit: KeyedLimit) => preValidationAsyncHookHandler
+    /** A limit per client IP (@fastify/rate-limit), checked before the body is parsed. */
+    limitPerIp: (name: string, limit: { max: number, timeWindow: number }) => onRequestAsyncHookHandler
   }
 }
 
@@ -40,6 +42,9 @@ export default fp(async (fastify) => {
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
     errorResponseBuilder: (_request, context) => tooMany(context.ttl)
   })
+
+  fastify.decorate('limitPerIp', (name: string, limit: { max: number, timeWindow: number }) =>
+    fastify.rateLimit({ ...limit, keyGenerator: (request) => `${name}:ip:${request.ip}` }))
 
   fastify.decorate('limitBy', (limit: KeyedLimit): preValidationAsyncHookHandler => async (request, reply) => {
     const hit = await counters.hit(`${limit.name}:${limit.key(request)}`, limit.timeWindowMs)

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { lockTenant } from '../../../database/tenancy.ts'
 import { defineError } from '../../../lib/errors.ts'
 
 export const UserLimitReached = defineError('PLAN_USER_LIMIT_REACHED', 'Every user seat of your plan is taken', 402)
@@ -29,7 +30,7 @@ interface Usage { limit: number, used: number }
  */
 export function createLimitsService () {
   async function usage (tx: EntityManager, sql: string, tenantId: string): Promise<Usage | undefined> {
-    await tx.execute('SELECT 1 FROM tenants WHERE id = ? FOR UPDATE', [tenantId])
+    await lockTenant(tx, tenantId)
     const [row] = await tx.execute<Usage[]>(sql, [tenantId])
     return row
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { deriveKey } from '../../../lib/secrets.ts'
 
 /** Sealed JSON inside `mail_outbox.sealed_body`. */
 export interface MailBody {
@@ -22,7 +23,7 @@ const VERSION = 'v1'
  * row does not open. Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
  */
 export function createMailSealer (secret: string): MailSealer {
-  const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'mail-outbox', 32))
+  const key = deriveKey(secret, 'mail-outbox')
 
   return {
     seal (body, rowId) {

@@ -1,4 +1,4 @@
-import { hkdfSync } from 'node:crypto'
+import { deriveKey } from '../../../lib/secrets.ts'
 import type { PaymentProvider } from './payment-provider.ts'
 import { createSandboxProvider, type SandboxProvider } from './sandbox-provider.ts'
 
@@ -26,7 +26,7 @@ const MIN_SECRET_LENGTH = 16
 
 /** The sandbox's webhook secret when none is configured: HKDF-SHA256 of JWT_SECRET, info `payments-sandbox`, as hex. */
 export function deriveSandboxSecret (jwtSecret: string): string {
-  return Buffer.from(hkdfSync('sha256', jwtSecret, Buffer.alloc(0), 'payments-sandbox', 32)).toString('hex')
+  return deriveKey(jwtSecret, 'payments-sandbox').toString('hex')
 }
 
 /** `a:secret1,b:secret2` -> {a: secret1, b: secret2}; a secret may itself contain `:`. */

@@ -1,9 +1,9 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { UserActor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import { normalizeEmail } from '../../../lib/subdomains.ts'
-import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import { ACROSS_TENANTS, lockTenant } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
 import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
@@ -38,11 +38,6 @@ export function toUserView (user: User): UserView {
 }
 
 export function createUsersService ({ activity, limits }: { activity: ActivityService, limits: Pick<LimitsService, 'assertUserSeat'> }) {
-  /** Serialises admin-count checks per tenant, so two admins demoting each other cannot both succeed. */
-  async function lockTenant (tx: EntityManager, tenantId: string): Promise<void> {
-    await tx.findOneOrFail(Tenant, { id: tenantId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
-  }
-
   async function isLastActiveAdmin (tx: EntityManager, user: User): Promise<boolean> {
     if (user.role !== 'admin' || !user.active) return false
     return await tx.count(User, { role: 'admin', active: true }) <= 1

@@ -10,9 +10,7 @@ const MINUTE = 60_000
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config } = fastify
 
-  /** Per-IP limit (@fastify/rate-limit), checked before the body is even parsed. */
-  const perIp = (name: string, max: number, timeWindow: number) =>
-    fastify.rateLimit({ max, timeWindow, keyGenerator: (request) => `${name}:ip:${request.ip}` })
+  const perIp = (name: string, max: number, timeWindow: number) => fastify.limitPerIp(name, { max, timeWindow })
 
   /** Per-account limit: the same e-mail from any number of IPs. */
   const perAccount = (name: string, field: 'login' | 'email', max: number, timeWindowMs: number) =>

@@ -20,8 +20,7 @@ const ADMIN = [...AUTHENTICATED, 403]
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config, invitations } = fastify
 
-  const perIp = (name: string, limit: { max: number, timeWindow: number }) =>
-    fastify.rateLimit({ ...limit, keyGenerator: (request) => `${name}:ip:${request.ip}` })
+  const perIp = fastify.limitPerIp
 
   /** Per invitation (and tenant, so another company cannot use up this one's budget). */
   const resendLimit = fastify.limitBy({
