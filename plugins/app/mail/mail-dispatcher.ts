@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { createPeriodicJob } from '../../../lib/periodic-job.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import type { MailSealer } from './mail-seal.ts'
 import type { MailTransport } from './mail-transport.ts'
@@ -79,10 +80,7 @@ export function backoffMs (attempts: number, tuning: Pick<DispatcherTuning, 'ret
 
 export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [], tuning: overrides = {} }: DispatcherDeps) {
   const tuning = { ...DEFAULT_TUNING, ...overrides }
-  let background = false
-  let again = false
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
+  const job = createPeriodicJob({ name: 'Mail dispatcher pass', intervalMs: tuning.pollIntervalMs, run: pass, log })
 
   function describe (error: unknown): string {
     let message = error instanceof Error ? error.message : String(error)
@@ -123,10 +121,10 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
 
   async function pass (): Promise<PassResult> {
     const totals: PassResult = { sent: 0, retried: 0, failed: 0 }
-    while (!stopped) {
+    while (!job.stopped) {
       const rows = await sql<ClaimedRow>({ text: CLAIM, values: [tuning.leaseMs, tuning.batchSize] })
       for (const [index, row] of rows.entries()) {
-        if (stopped) {
+        if (job.stopped) {
           // Closing: hand the rest back now rather than when their lease runs out.
           await sql({ text: RELEASE, values: [rows.slice(index).map((r) => r.id)] })
           break
@@ -138,60 +136,15 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
     return totals
   }
 
-  /** Every pass in flight (background or dispatchNow), so that stop() can wait for them. */
-  const inFlight = new Set<Promise<unknown>>()
-  function track<T> (promise: Promise<T>): Promise<T> {
-    inFlight.add(promise)
-    return promise.finally(() => inFlight.delete(promise))
-  }
-
-  /** Background passes, one at a time, repeated while kicks arrive; never throws. */
-  function run (): void {
-    if (stopped) return
-    if (background) {
-      again = true
-      return
-    }
-    background = true
-    void track((async () => {
-      do {
-        again = false
-        try {
-          await pass()
-        } catch (error) {
-          if (!stopped) log.warn({ err: error }, 'Mail dispatcher pass failed; will try again')
-        }
-      } while (again && !stopped)
-      background = false
-    })())
-  }
-
   return {
     tuning,
-
     /** Looks for due messages soon; call it after the commit that enqueued one. */
-    kick (): void {
-      if (background) again = true
-      else setImmediate(run)
-    },
-
+    kick: job.kick,
     /** One awaited pass, for jobs and tests; safe beside the background loop (SKIP LOCKED). */
-    dispatchNow (): Promise<PassResult> {
-      return track(pass())
-    },
-
-    start (): void {
-      if (stopped || timer !== undefined) return
-      timer = setInterval(run, tuning.pollIntervalMs)
-      timer.unref()
-    },
-
+    dispatchNow: job.runNow,
+    start: job.start,
     /** Stops polling and waits for the messages in flight. */
-    async stop (): Promise<void> {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-      await Promise.allSettled([...inFlight])
-    }
+    stop: job.stop
   }
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { createPeriodicJob } from '../../../lib/periodic-job.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
@@ -33,10 +34,6 @@ export const TRIAL_EXPIRY_JOB = 'trial-expiry'
 
 /** Ends expired trials every `intervalMs`; started with the app, stopped when it closes. */
 export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchSize = 100 }: TrialSweeperDeps) {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  let running: Promise<SweepResult> | undefined
-  const inFlight = new Set<Promise<unknown>>()
 
   /** One batch in one transaction: claimed, expired and recorded together, or not at all. */
   async function sweepBatch (): Promise<number> {
@@ -55,7 +52,7 @@ export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchS
 
   async function sweep (): Promise<SweepResult> {
     let expired = 0
-    while (!stopped) {
+    while (!job.stopped) {
       const count = await sweepBatch()
       expired += count
       if (count < batchSize) break
@@ -64,37 +61,13 @@ export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchS
     return { expired }
   }
 
-  function track<T> (promise: Promise<T>): Promise<T> {
-    inFlight.add(promise)
-    return promise.finally(() => inFlight.delete(promise))
-  }
-
-  function tick (): void {
-    if (stopped || running !== undefined) return // a slow sweep is not overlapped by the next tick
-    running = track(sweep())
-    running.catch((error: unknown) => {
-      if (!stopped) log.warn({ err: error }, 'Trial sweep failed; will try again')
-    }).finally(() => { running = undefined })
-  }
-
+  const job = createPeriodicJob({ name: 'Trial sweep', intervalMs, run: sweep, log })
   return {
     /** One awaited sweep, for tests and operators; safe beside the timer and other replicas. */
-    sweepNow (): Promise<SweepResult> {
-      return track(sweep())
-    },
-
-    start (): void {
-      if (stopped || timer !== undefined) return
-      timer = setInterval(tick, intervalMs)
-      timer.unref()
-    },
-
+    sweepNow: job.runNow,
+    start: job.start,
     /** Stops the timer and waits for a sweep in progress. */
-    async stop (): Promise<void> {
-      stopped = true
-      if (timer !== undefined) clearInterval(timer)
-      await Promise.allSettled([...inFlight])
-    }
+    stop: job.stop
   }
 }
 
