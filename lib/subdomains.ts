@@ -12,7 +12,3 @@ export const RESERVED_SUBDOMAINS = new Set([
 export function isReservedSubdomain (subdomain: string): boolean {
   return RESERVED_SUBDOMAINS.has(subdomain.toLowerCase())
 }
-
-export function normalizeEmail (email: string): string {
-  return email.trim().toLowerCase()
-}

@@ -1,4 +1,5 @@
 import { hash, verify } from '@node-rs/argon2'
+import { normalizeEmail } from '../../../lib/email.ts'
 import { defineError } from '../../../lib/errors.ts'
 
 /** argon2id with the OWASP-recommended minimum (19 MiB, 2 passes, 1 lane). */
@@ -36,7 +37,7 @@ export function assertPasswordPolicy (password: string, email: string): void {
     throw WeakPassword(`Password must be at least ${PASSWORD_MIN_LENGTH} characters`, { field: 'password' })
   }
   const lowered = password.toLowerCase()
-  const normalizedEmail = email.trim().toLowerCase()
+  const normalizedEmail = normalizeEmail(email)
   if (lowered === normalizedEmail || lowered === normalizedEmail.split('@')[0]) {
     throw WeakPassword('Password must not be your e-mail address', { field: 'password' })
   }

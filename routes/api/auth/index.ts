@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { clientMeta } from '../../../lib/client-meta.ts'
-import { normalizeEmail } from '../../../lib/subdomains.ts'
+import { normalizeEmail } from '../../../lib/email.ts'
 import { LoginBody, LoginResponse, MeResponse, SignupBody } from '../../../schemas/auth.ts'
 import { AUTHENTICATED, SuccessOnly, responses } from '../../../schemas/common.ts'
 
