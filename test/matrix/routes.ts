@@ -28,11 +28,6 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /health/ready': { access: 'public' },
   // Signed by the payment provider instead of a portal token (test/routes/api/payments).
   'POST /api/payments/webhook/:provider': { access: 'public' },
-  // Explicit so that they answer `Allow: POST, OPTIONS` (routes/api/subscription/allow-options.ts).
-  'OPTIONS /api/subscription/select-plan': { access: 'public' },
-  'OPTIONS /api/subscription/subscribe': { access: 'public' },
-  'OPTIONS /api/subscription/confirm': { access: 'public' },
-  'OPTIONS /api/subscription/demo': { access: 'public' },
 
   'GET /api/me': { access: 'member' },
   'POST /api/logout': { access: 'member' },

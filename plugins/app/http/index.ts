@@ -56,6 +56,13 @@ export default fp(async (fastify) => {
     return reply.code(status).send({ success: false, error: body, request_id: request.id })
   })
 
+  // OPTIONS (answered by the CORS plugin on every path) says what the path allows.
+  fastify.addHook('onSend', async (request, reply) => {
+    if (request.method !== 'OPTIONS' || reply.hasHeader('allow')) return
+    const allowed = methodRouter.allowedMethods(request.url)
+    if (allowed.length > 0) reply.header('allow', allowed.join(', '))
+  })
+
   fastify.setNotFoundHandler((request, reply) => {
     const allowed = methodRouter.allowedMethods(request.url)
     if (allowed.length > 0) {

@@ -25,9 +25,14 @@ export function createMethodRouter () {
         }
       }
     },
+    /**
+     * The methods a known path answers; empty for an unknown path. OPTIONS is
+     * always among them: the CORS plugin answers it on every path.
+     */
     allowedMethods (url: string): string[] {
       const path = url.split('?')[0] ?? url
-      return [...methods].filter((method) => router.find(method as HTTPMethod, path) !== null).sort(byCanonicalOrder)
+      const found = [...methods].filter((method) => method !== 'OPTIONS' && router.find(method as HTTPMethod, path) !== null)
+      return found.length === 0 ? [] : [...found, 'OPTIONS'].sort(byCanonicalOrder)
     }
   }
 }

@@ -3,7 +3,6 @@ import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 import {
   PlanIdBody, SelectPlanBody, SelectPlanResponse, SubscribeBody, SubscribeResponse, SubscriptionResponse
 } from '../../../schemas/subscriptions.ts'
-import { allowOnlyPost } from './allow-options.ts'
 
 const tags = ['subscription']
 const ADMIN = 'Administrators only (403 FORBIDDEN for a `user`).'
@@ -64,8 +63,6 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: SubscriptionResponse }, [...bodyErrors, 404, 409])
     }
   }, async (request) => ({ success: true as const, subscription: await subscriptions.startTrial(request.em, request.actor, { planId: request.body.plan_id }) }))
-
-  allowOnlyPost(fastify, ['/api/subscription/select-plan', '/api/subscription/subscribe', '/api/subscription/confirm', '/api/subscription/demo'], tags)
 }
 
 export default routes

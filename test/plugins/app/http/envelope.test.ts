@@ -56,7 +56,11 @@ t.test('every error status answers in the one envelope', async (t) => {
 
   const wrongMethod = await app.inject({ method: 'DELETE', url: '/api/login' })
   t.equal(wrongMethod.statusCode, 405)
-  t.equal(wrongMethod.headers.allow, 'POST')
+  t.equal(wrongMethod.headers.allow, 'POST, OPTIONS')
+  const options = await app.inject({ method: 'OPTIONS', url: '/api/login' })
+  t.equal(options.statusCode, 204, 'OPTIONS answers on every known path')
+  t.equal(options.headers.allow, 'POST, OPTIONS', 'and says what it allows')
+  t.equal((await app.inject({ method: 'OPTIONS', url: '/api/users/00000000-0000-4000-8000-000000000000/role' })).headers.allow, 'PUT, OPTIONS', 'parametric paths too')
   isEnvelope(t, wrongMethod.json(), 405, 'METHOD_NOT_ALLOWED')
 
   const disabled = await signup(app)

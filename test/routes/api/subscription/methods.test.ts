@@ -42,5 +42,5 @@ t.test('the read route keeps its own methods', async (t) => {
   const { app } = await build(t)
   const response = await app.inject({ method: 'POST', url: '/api/subscription/current', payload: {} })
   t.equal(response.statusCode, 405)
-  t.equal(response.headers.allow, 'GET, HEAD')
+  t.equal(response.headers.allow, 'GET, HEAD, OPTIONS')
 })
