@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path'
 import { envSchema } from 'env-schema'
 import addFormats from 'ajv-formats'
 import { Type, type Static } from 'typebox'
@@ -39,17 +40,45 @@ export const EnvSchema = Type.Object({
   LOGIN_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 20 }),
   LOGIN_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 10 }),
   SIGNUP_LIMIT_PER_IP: Type.Integer({ minimum: 1, default: 10 }),
-  SIGNUP_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 5 })
+  SIGNUP_LIMIT_PER_ACCOUNT: Type.Integer({ minimum: 1, default: 5 }),
+  ERP_VERSIONS: Type.String({ pattern: '^\\s*\\d+\\.\\d+\\s*(,\\s*\\d+\\.\\d+\\s*)*$', default: '16.0,17.0,18.0' }),
+  INSTANCE_BACKENDS: Type.String({ pattern: '^\\s*(docker|kubernetes)\\s*(,\\s*(docker|kubernetes)\\s*)*$', default: 'docker,kubernetes' }),
+  INSTANCES_DOMAIN: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$', default: 'localhost' }),
+  ERP_IMAGE: Type.String({ minLength: 1, default: 'odoo:{version}' }),
+  ERP_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  ERP_DATABASE_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  ADDONS_ROOT: Type.Optional(Type.String({ minLength: 1 })),
+  ERP_ADDONS_PATH: Type.String({ pattern: '^/', default: '/mnt/extra-addons' }),
+  ERP_DATA_PATH: Type.String({ pattern: '^/', default: '/var/lib/odoo' }),
+  ERP_HEALTHCHECK: Type.String({ minLength: 1, default: 'curl -fsS http://127.0.0.1:8069/web/health || exit 1' }),
+  ERP_HEALTHCHECK_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 300, default: 10 }),
+  ERP_HEALTH_PATH: Type.String({ pattern: '^/', default: '/web/health' }),
+  DOCKER_NETWORK: Type.Optional(Type.String({ minLength: 1 })),
+  DOCKER_PUBLISH_PORTS: Type.Boolean({ default: true }),
+  KUBECONFIG: Type.Optional(Type.String({ minLength: 1 })),
+  KUBE_INGRESS_CLASS: Type.String({ minLength: 1, default: 'nginx' }),
+  KUBE_TLS_ISSUER: Type.String({ minLength: 1, default: 'letsencrypt' }),
+  KUBE_STORAGE_CLASS: Type.Optional(Type.String({ minLength: 1 })),
+  JOB_WORKERS: Type.Boolean({ default: true }),
+  JOB_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
+  JOB_HEARTBEAT_SECONDS: Type.Integer({ minimum: 10, maximum: 3600, default: 30 }),
+  JOB_SUPERVISE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  INSTANCE_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
+  INSTANCE_READY_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 3600, default: 300 }),
+  RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 })
 })
 
 type RawEnv = Static<typeof EnvSchema>
 
 /** Resolved configuration: raw variables plus the values derived from them. */
-export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL' | 'PAYMENT_PROVIDERS'> {
+export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL' | 'PAYMENT_PROVIDERS' | 'ADDONS_ROOT'> {
   LOG_LEVEL: string
   PAYMENT_PROVIDERS: string
   BASE_URL: string
+  ADDONS_ROOT: string
   corsOrigins: string[]
+  erpVersions: string[]
+  instanceBackends: Array<'docker' | 'kubernetes'>
 }
 
 export class ConfigError extends Error {
@@ -88,7 +117,19 @@ export function loadConfig (source?: Record<string, unknown>): AppConfig {
   // The sandbox lets administrators mark their own payments paid: on by default
   // only for the out-of-the-box install (embedded database), never silently in production.
   const paymentProviders = raw.PAYMENT_PROVIDERS ?? (raw.DATABASE_URL === undefined ? 'sandbox' : '')
-  return { ...raw, BASE_URL: baseUrl, corsOrigins, PAYMENT_PROVIDERS: paymentProviders }
+  return {
+    ...raw,
+    BASE_URL: baseUrl,
+    corsOrigins,
+    PAYMENT_PROVIDERS: paymentProviders,
+    ADDONS_ROOT: resolve(raw.ADDONS_ROOT ?? join(raw.DATA_DIR, 'addons')),
+    erpVersions: list(raw.ERP_VERSIONS),
+    instanceBackends: list(raw.INSTANCE_BACKENDS) as Array<'docker' | 'kubernetes'>
+  }
+}
+
+function list (value: string): string[] {
+  return [...new Set(value.split(',').map((item) => item.trim()).filter(Boolean))]
 }
 
 /** env-schema reports `env/PORT must be <= 65535`; turn that into `PORT must be <= 65535`. */

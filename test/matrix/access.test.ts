@@ -23,7 +23,13 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   const member = await addMember(app, admin.user.tenant_id)
   const ticket = await app.inject({ method: 'POST', url: '/api/tickets/create', headers: bearer(admin.token), payload: { subject: 'Owned ticket', description: 'Text', priority: 'normal' } })
   const invitation = await app.inject({ method: 'POST', url: '/api/users/invite', headers: bearer(admin.token), payload: { email: `owned-${admin.user.id}@example.com`, name: 'Owned', role: 'user' } })
-  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id }
+  // Recorded directly: the matrix checks access, not backends (test/routes/api/instances does those).
+  const [instance] = await app.sql<{ id: string }>({
+    text: `INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at)
+      VALUES (gen_random_uuid(), $1, 'Owned', 'owned-' || substr(md5(random()::text), 1, 12), '17.0', 'docker', 'running', 'odoo:17.0', 1024, 1000, 10, now(), now()) RETURNING id`,
+    values: [admin.user.tenant_id]
+  })
+  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: instance!.id }
 }
 
 /** The rows a request could change, as text, to compare before and after. */
@@ -33,6 +39,7 @@ async function snapshot (app: FastifyInstance, tenantId: string): Promise<string
     app.sql({ text: 'SELECT id, status, updated_at, (SELECT count(*) FROM ticket_messages m WHERE m.ticket_id = t.id) AS messages FROM tickets t WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT count(*) AS n FROM activities WHERE tenant_id = $1', values: [tenantId] }),
+    app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] })
   ])
   return JSON.stringify(rows)

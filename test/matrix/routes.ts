@@ -4,7 +4,7 @@
  * new route cannot skip the cross-tenant and role checks.
  */
 export type Access = 'public' | 'member' | 'admin' | 'operator'
-export type Resource = 'user' | 'ticket' | 'invitation'
+export type Resource = 'user' | 'ticket' | 'invitation' | 'instance'
 
 export interface RouteSpec {
   access: Access
@@ -41,6 +41,13 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /api/tickets/:id': { access: 'member', resource: 'ticket' },
   'GET /api/subscription/current': { access: 'member' },
   'POST /api/tickets/:id/reply': { access: 'member', resource: 'ticket', body: { message: 'Matrix reply' } },
+  'GET /api/instances': { access: 'member' },
+  'POST /api/instances/create': { access: 'member', body: { name: 'Matrix', subdomain: 'matrix-instance', erp_version: '17.0', backend: 'docker' } },
+  'GET /api/instances/:id': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/status': { access: 'member', resource: 'instance' },
+  'POST /api/instances/:id/start': { access: 'member', resource: 'instance' },
+  'POST /api/instances/:id/stop': { access: 'member', resource: 'instance' },
+  'POST /api/instances/:id/restart': { access: 'member', resource: 'instance' },
 
   'POST /api/users/create': { access: 'admin', body: { email: 'matrix-created@example.com', name: 'Matrix', password: 'a long enough password' } },
   'DELETE /api/users/:id': { access: 'admin', resource: 'user' },
@@ -56,6 +63,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/subscription/confirm': { access: 'admin', body: { plan_id: 1 } },
   'POST /api/subscription/demo': { access: 'admin', body: { plan_id: 1 } },
   'POST /api/payments/sandbox/pay': { access: 'admin', body: { payment_reference: 'ERP-MATRIX' } },
+  'DELETE /api/instances/:id': { access: 'admin', resource: 'instance' },
 
   // Support staff, across tenants by design; guarded by X-Support-Token (test/routes/api/support).
   'GET /api/support/tickets': { access: 'operator' },

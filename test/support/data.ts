@@ -20,8 +20,8 @@ export async function fillTenantWith (execute: Execute, tenantId: string, counts
       FROM generate_series(1, $2::int) g`, [tenantId, counts.tickets])
   }
   if (counts.instances) {
-    await execute(`INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, created_at, updated_at)
-      SELECT gen_random_uuid(), $1, 'Instance ' || g, 'bulk-' || $2 || '-' || g, '17.0', 'docker', CASE WHEN g % 2 = 0 THEN 'running' ELSE 'stopped' END, now(), now()
+    await execute(`INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at)
+      SELECT gen_random_uuid(), $1, 'Instance ' || g, 'bulk-' || $2 || '-' || g, '17.0', 'docker', CASE WHEN g % 2 = 0 THEN 'running' ELSE 'stopped' END, 'odoo:17.0', 1024, 1000, 10, now(), now()
       FROM generate_series(1, $3::int) g`, [tenantId, tag, counts.instances])
   }
   if (counts.activities) {

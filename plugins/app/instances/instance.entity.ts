@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core'
-import { createdAt, updatedAt, uuidPrimaryKey } from '../../../database/columns.ts'
+import { createdAt, timestamp, updatedAt, uuidPrimaryKey } from '../../../database/columns.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 
 export const INSTANCE_BACKENDS = ['kubernetes', 'docker'] as const
@@ -7,8 +7,11 @@ export const INSTANCE_STATES = ['provisioning', 'running', 'starting', 'stopping
 export type InstanceState = typeof INSTANCE_STATES[number]
 
 /**
- * A hosted ERP instance. The instances issue adds provisioning, lifecycle and
- * resource columns; this is what the portal core (invitations, dashboard) needs.
+ * A hosted ERP instance. `state` is the lifecycle the control plane drives
+ * (instance-states.ts); `status` is what the backend was last seen doing (null
+ * until first seen). Resources are fixed at creation from the subscription.
+ * Deleted instances keep their row (and their subdomain, so a URL that was in
+ * use is never handed to another company).
  */
 const InstanceSchema = defineEntity({
   name: 'Instance',
@@ -21,7 +24,17 @@ const InstanceSchema = defineEntity({
     erpVersion: p.string().length(20),
     backend: p.enum(INSTANCE_BACKENDS),
     state: p.enum(INSTANCE_STATES).default('provisioning'),
+    status: p.enum(INSTANCE_STATES).nullable(),
     statusMessage: p.string().length(500).nullable(),
+    /** The image reference the backend runs, e.g. `odoo:17.0` */
+    image: p.string().length(200),
+    memoryMb: p.integer().check('memory_mb > 0'),
+    cpuMillicores: p.integer().check('cpu_millicores > 0'),
+    storageGb: p.integer().check('storage_gb > 0'),
+    workers: p.integer().default(0).check('workers >= 0'),
+    /** When the reconciler last compared the record with the backend */
+    lastSyncAt: timestamp().nullable(),
+    lastBackupAt: timestamp().nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt()
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the image the Docker tests use in place of the ERP (`odoo:{version}` cannot be pulled in
 # CI: there is no image registry). It is a few MB: a rootfs holding Debian's statically linked
-# busybox (package busybox-static), whose `httpd` serves /www on $PORT (default 8069, the ERP's
+# busybox (package busybox-static), whose `httpd` serves /www on $HTTP_PORT (default 8069, the ERP's
 # port), imported with `docker import` -- no registry, no base image, no Dockerfile.
 #
 #   test/support/docker/build-test-image.sh [--force] [TAG]
@@ -79,8 +79,8 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 
 cat >"$rootfs/entrypoint.sh" <<'ENTRYPOINT'
 #!/bin/sh
-# Stand-in for the ERP: serves /www over HTTP on $PORT (default 8069) until SIGTERM or SIGINT.
-port="${PORT:-8069}"
+# Stand-in for the ERP: serves /www over HTTP on $HTTP_PORT (default 8069; not PORT, which the ERP image takes as the database port) until SIGTERM or SIGINT.
+port="${HTTP_PORT:-8069}"
 httpd_pid=""
 stop() {
   echo "erp-test-image: $1 received, stopping"

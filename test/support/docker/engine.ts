@@ -18,7 +18,7 @@
  * "# DOCKER ENGINE NOT AVAILABLE: <n> docker tests did not run" line.
  *
  * The test image (test/support/docker/build-test-image.sh) stands in for `odoo:{version}`:
- * busybox httpd serving /www (/healthz answers "ok") on $PORT (default 8069), printing
+ * busybox httpd serving /www (/healthz answers "ok") on $HTTP_PORT (default 8069), printing
  * TEST_IMAGE_START_LINE to stdout and exiting 0 on SIGTERM.
  */
 import { execFile } from 'node:child_process'
@@ -29,7 +29,7 @@ import type { Test, TestOpts } from 'tap'
 
 export const BUILD_SCRIPT = fileURLToPath(new URL('./build-test-image.sh', import.meta.url))
 export const DEFAULT_TEST_IMAGE = 'erp-test-image:1'
-/** The port the test image's httpd listens on (the ERP's HTTP port) unless PORT says otherwise. */
+/** The port the test image's httpd listens on (the ERP's HTTP port) unless HTTP_PORT says otherwise. */
 export const TEST_IMAGE_PORT = 8069
 /** What the test image prints first: `${TEST_IMAGE_START_LINE} ${port}`. */
 export const TEST_IMAGE_START_LINE = 'erp-test-image: starting httpd on port'

@@ -87,7 +87,7 @@ t.test('both invite paths, validation, duplicates and instances', async (t) => {
   }
 
   const [instance] = await orm.em.getConnection().execute(
-    "INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, created_at, updated_at) VALUES (gen_random_uuid(), ?, 'Prod', ?, '17.0', 'docker', 'running', now(), now()) RETURNING id",
+    "INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at) VALUES (gen_random_uuid(), ?, 'Prod', ?, '17.0', 'docker', 'running', 'odoo:17.0', 1024, 1000, 10, now(), now()) RETURNING id",
     [other.user.tenant_id, `prod-${Date.now()}`])
   const foreign = await invite(app, admin.token, inviteBody({ instance_id: instance?.id }))
   t.equal(foreign.statusCode, 404)

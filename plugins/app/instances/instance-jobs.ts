@@ -1,0 +1,136 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyBaseLogger } from 'fastify'
+import type { JobWithMetadata } from 'pg-boss'
+import type { SystemActor } from '../../../lib/actor.ts'
+import { scopedEntityManager } from '../../../database/tenancy.ts'
+import type { InstanceSpec, Observation, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { BackendRegistry } from './backend-registry.ts'
+import type { ErpDatabasesPort } from './erp-databases-port.ts'
+import { Instance } from './instance.entity.ts'
+import { subscriptionSize, tenantQuota } from './instance-resources.ts'
+import { ACTIONS, type InstanceAction } from './instance-states.ts'
+import type { InstanceTransitions } from './instance-transitions.ts'
+import type { InstanceJobData } from './instances.service.ts'
+
+export interface InstanceJobDeps {
+  /** The root EntityManager; each job forks a tenant-scoped one. */
+  em: EntityManager
+  backends: BackendRegistry
+  databases: ErpDatabasesPort
+  transitions: InstanceTransitions
+  instancesDomain: string
+  /** How long start/provision may take to report `running`. */
+  readyTimeoutMs: number
+  /** How long the backend may report `error` before the attempt is given up (a container can crash once and recover). */
+  errorGraceMs?: number
+  pollMs?: number
+  log: FastifyBaseLogger
+}
+
+const TARGET: Record<InstanceAction, readonly ObservedState[]> = {
+  provision: ['running'],
+  start: ['running'],
+  restart: ['running'],
+  stop: ['stopped', 'missing'],
+  delete: ['missing']
+}
+
+/**
+ * Carries out one queued action. Idempotent: it acts only while the instance
+ * is still in the action's transitional state, and every backend call converges
+ * (a retry after a crash finds the container or Deployment and goes on). A
+ * failed attempt is retried by pg-boss with backoff; the last one puts the
+ * instance in `error` with the reason.
+ */
+export function createInstanceJobRunner (deps: InstanceJobDeps) {
+  const { backends, databases, transitions, log } = deps
+  const pollMs = deps.pollMs ?? 250
+  const errorGraceMs = deps.errorGraceMs ?? 15_000
+
+  async function specOf (em: EntityManager, instance: Instance, withDatabase: boolean): Promise<InstanceSpec> {
+    const tenant = instance.tenant
+    const names = databases.namesFor(instance.id)
+    const [host = '', port = '5432'] = databases.location.split(':')
+    return {
+      instanceId: instance.id,
+      tenantId: tenant.id,
+      tenantSubdomain: tenant.subdomain,
+      subdomain: instance.subdomain,
+      erpVersion: instance.erpVersion,
+      host: `${instance.subdomain}.${deps.instancesDomain}`,
+      resources: { memoryMb: instance.memoryMb, cpuMillicores: instance.cpuMillicores, storageGb: instance.storageGb, workers: instance.workers },
+      database: withDatabase
+        ? await databases.ensure(instance.id)
+        : { host, port: Number(port), name: names.database, user: names.role, password: '' }
+    }
+  }
+
+  async function waitFor (backend: ProvisioningBackend, spec: InstanceSpec, targets: readonly ObservedState[], signal: AbortSignal): Promise<Observation> {
+    const deadline = Date.now() + deps.readyTimeoutMs
+    let failingSince: number | undefined
+    let seen: Observation = { state: 'missing' }
+    while (!signal.aborted) {
+      seen = await backend.observe(spec)
+      if (targets.includes(seen.state)) return seen
+      if (seen.state === 'error') {
+        failingSince ??= Date.now()
+        if (Date.now() - failingSince >= errorGraceMs) break
+      } else {
+        failingSince = undefined
+      }
+      if (Date.now() >= deadline) break
+      await new Promise((resolve) => setTimeout(resolve, pollMs))
+    }
+    throw new Error(`${signal.aborted ? 'Stopped waiting' : `Not ${targets[0]} in time`}: the backend reports ${seen.state}${seen.message ? ` (${seen.message})` : ''}`)
+  }
+
+  async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Observation> {
+    const backend = backends.get(instance.backend)
+    const spec = await specOf(em, instance, action === 'provision' || action === 'start' || action === 'restart')
+    switch (action) {
+      case 'provision':
+        if (backend.ensureTenant !== undefined) {
+          await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(em, spec.tenantId)))
+        }
+        await backend.provision(spec)
+        break
+      case 'start':
+      case 'restart': {
+        // Resources gone behind our back are recreated rather than reported missing.
+        const seen = await backend.observe(spec)
+        if (seen.state === 'missing') await backend.provision(spec)
+        else if (action === 'start') await backend.start(spec)
+        else await backend.restart(spec)
+        break
+      }
+      case 'stop':
+        await backend.stop(spec)
+        break
+      case 'delete':
+        await backend.remove(spec)
+        await databases.drop(instance.id)
+        return { state: 'missing' }
+    }
+    return waitFor(backend, spec, TARGET[action], signal)
+  }
+
+  return async function run (job: JobWithMetadata<InstanceJobData>): Promise<void> {
+    const { instanceId, tenantId, action } = job.data
+    const rule = ACTIONS[action]
+    const actor: SystemActor = { kind: 'system', tenantId, job: `instance-${action}` }
+    const em = scopedEntityManager(deps.em, tenantId)
+    const instance = await em.findOne(Instance, instanceId, { populate: ['tenant'] })
+    if (instance === null || instance.state !== rule.during) return
+    try {
+      const seen = await perform(em, instance, action, job.signal)
+      const status = seen.state === 'missing' ? rule.done : seen.state
+      await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, status }))
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      const last = job.retryCount >= job.retryLimit
+      log.warn({ err: error, instanceId, action, attempt: job.retryCount + 1, last }, 'Instance job attempt failed')
+      if (!last) throw error
+      await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: 'error', message }))
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyBaseLogger } from 'fastify'
+import type { SystemActor } from '../../../lib/actor.ts'
+import { createPeriodicJob } from '../../../lib/periodic-job.ts'
+import type { Sql } from '../../../lib/sql.ts'
+import { scopedEntityManager } from '../../../database/tenancy.ts'
+import type { Observation, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { BackendRegistry } from './backend-registry.ts'
+import type { InstanceState } from './instance.entity.ts'
+import { STEADY_INSTANCES, type SteadyInstanceRow } from './instance.queries.ts'
+import type { InstanceTransitions } from './instance-transitions.ts'
+
+export const RECONCILER_JOB = 'instance-reconciler'
+
+export interface ReconcileResult {
+  checked: number
+  corrected: number
+  /** Backends that could not be asked this round (their instances were left as recorded). */
+  unreachable: string[]
+}
+
+/**
+ * What the record should say, given what the backend shows. `starting` (a
+ * container the engine is restarting, a rollout in progress) changes nothing
+ * yet; a missing instance is an error, since nobody asked for it to go.
+ */
+export function correction (recorded: InstanceState, seen: Observation): { state: InstanceState, status: InstanceState, message: string | null } | undefined {
+  if (seen.state === 'starting') return undefined
+  const state: InstanceState = seen.state === 'missing' ? 'error' : seen.state
+  if (state === recorded) return undefined
+  const message = seen.state === 'missing' ? 'Its resources are gone from the backend' : seen.message ?? null
+  return { state, status: state, message: state === 'error' ? message ?? 'The backend reports an error' : null }
+}
+
+const SET_SYNCED = `
+UPDATE instances AS i SET last_sync_at = now(), status = u.status,
+  updated_at = CASE WHEN i.status IS DISTINCT FROM u.status THEN now() ELSE i.updated_at END
+FROM unnest($1::uuid[], $2::text[]) AS u(id, status)
+WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
+
+/**
+ * Compares every instance in a steady state with its backend (one list call per
+ * backend, per tenant namespace on Kubernetes) and corrects drift: a container
+ * killed behind our back becomes `stopped` or `error`. Runs every
+ * RECONCILE_SECONDS on each worker replica; corrections are conditional on the
+ * recorded state, so replicas (and jobs) racing it change nothing twice.
+ */
+export function createInstanceReconciler ({ em, sql, backends, transitions, intervalMs, log }: {
+  em: EntityManager
+  sql: Sql
+  backends: BackendRegistry
+  transitions: InstanceTransitions
+  intervalMs: number
+  log: FastifyBaseLogger
+}) {
+  async function observeAll (backend: ProvisioningBackend, rows: SteadyInstanceRow[]): Promise<Map<string, Observation>> {
+    return backend.observeAll([...new Set(rows.map((row) => row.tenant_subdomain))])
+  }
+
+  async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
+    const fix = correction(row.state, seen)
+    if (fix === undefined) return false
+    const actor: SystemActor = { kind: 'system', tenantId: row.tenant_id, job: RECONCILER_JOB }
+    const moved = await scopedEntityManager(em, row.tenant_id).transactional((tx) => transitions.moveIf(tx, actor, row.id, [row.state], {
+      to: fix.state,
+      status: fix.status,
+      message: fix.message,
+      title: `Instance ${row.name} found ${fix.state === 'error' ? 'failing' : fix.state} by the reconciler${fix.message ? `: ${fix.message}` : ''}`
+    }))
+    return moved !== undefined
+  }
+
+  async function reconcile (): Promise<ReconcileResult> {
+    const rows = await sql<SteadyInstanceRow>({ text: STEADY_INSTANCES, values: [] })
+    const result: ReconcileResult = { checked: 0, corrected: 0, unreachable: [] }
+    for (const backend of backends.all()) {
+      const mine = rows.filter((row) => row.backend === backend.name)
+      if (mine.length === 0) continue
+      let seen: Map<string, Observation>
+      try {
+        seen = await observeAll(backend, mine)
+      } catch (error) {
+        result.unreachable.push(backend.name)
+        log.warn({ err: error, backend: backend.name }, 'Reconciler could not ask the backend; instances left as recorded')
+        continue
+      }
+      const synced: Array<[string, InstanceState]> = []
+      for (const row of mine) {
+        const observation = seen.get(row.subdomain) ?? { state: 'missing' }
+        if (await correct(row, observation)) result.corrected++
+        synced.push([row.id, observation.state === 'missing' ? 'error' : observation.state])
+        result.checked++
+      }
+      if (synced.length > 0) {
+        await sql({ text: SET_SYNCED, values: [synced.map(([id]) => id), synced.map(([, status]) => status)] })
+      }
+    }
+    if (result.corrected > 0) log.info(result, 'Reconciler corrected instance states')
+    return result
+  }
+
+  const job = createPeriodicJob({ name: 'Instance reconciliation', intervalMs, run: reconcile, log })
+  return { reconcileNow: job.runNow, kick: job.kick, start: job.start, stop: job.stop }
+}
+
+export type InstanceReconciler = ReturnType<typeof createInstanceReconciler>

@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { InstanceResources, TenantQuota } from '../../../provisioning/backend.ts'
+import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
+
+/** What the tenant's subscription buys, as the resources of one instance need it. */
+export interface SubscriptionSize {
+  workers: number
+  /** Included plus extra storage, GB */
+  storageGb: number
+  instances: number
+}
+
+const SUBSCRIPTION_SIZE = `
+SELECT s.workers, s.storage + p.storage_limit_gb AS storage_gb, s.instances
+FROM subscriptions s JOIN plans p ON p.id = s.plan_id
+WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
+
+/** Before any subscription: one small instance. */
+export const NO_SUBSCRIPTION: SubscriptionSize = { workers: 0, storageGb: 10, instances: 1 }
+
+export async function subscriptionSize (em: EntityManager, tenantId: string): Promise<SubscriptionSize> {
+  const [row] = await em.execute<Array<{ workers: number, storage_gb: number, instances: number }>>(SUBSCRIPTION_SIZE, [tenantId])
+  if (row === undefined) return NO_SUBSCRIPTION
+  return { workers: row.workers, storageGb: Number(row.storage_gb), instances: row.instances }
+}
+
+/**
+ * One instance's limits: a base of 1 GB and one core for the ERP's main
+ * process, plus 512 MB and half a core per worker the subscription bought.
+ * The filestore gets the subscription's storage.
+ */
+export function instanceResources (size: SubscriptionSize): InstanceResources {
+  const workers = Math.max(0, size.workers)
+  return {
+    workers,
+    memoryMb: 1024 + 512 * workers,
+    cpuMillicores: 1000 + 500 * workers,
+    storageGb: Math.max(1, size.storageGb)
+  }
+}
+
+/** The tenant-wide ceiling (Kubernetes ResourceQuota): every instance it may run at full size. */
+export function tenantQuota (size: SubscriptionSize): TenantQuota {
+  const each = instanceResources(size)
+  const instances = Math.max(1, size.instances)
+  return {
+    instances,
+    memoryMb: each.memoryMb * instances,
+    cpuMillicores: each.cpuMillicores * instances,
+    storageGb: each.storageGb * instances
+  }
+}

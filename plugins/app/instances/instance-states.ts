@@ -1,0 +1,68 @@
+import type { InstanceState } from './instance.entity.ts'
+import { InstanceBusy, InstanceDeleted } from './instances.errors.ts'
+
+/** What a person or agent can ask of an instance; `provision` is asked by creating it. */
+export type InstanceAction = 'provision' | 'start' | 'stop' | 'restart' | 'delete'
+
+interface ActionRule {
+  /** The state the instance holds while the job works. */
+  during: InstanceState
+  /** Where a successful job takes it. */
+  done: InstanceState
+  /** States the action may start from. */
+  from: readonly InstanceState[]
+  /** States where the action has nothing to do (200, no job). */
+  already: readonly InstanceState[]
+}
+
+export const ACTIONS: Record<InstanceAction, ActionRule> = {
+  provision: { during: 'provisioning', done: 'running', from: [], already: [] },
+  start: { during: 'starting', done: 'running', from: ['stopped', 'error'], already: ['running', 'starting'] },
+  stop: { during: 'stopping', done: 'stopped', from: ['running', 'error'], already: ['stopped', 'stopping'] },
+  restart: { during: 'restarting', done: 'running', from: ['running', 'stopped', 'error'], already: ['restarting'] },
+  delete: { during: 'deleting', done: 'deleted', from: ['running', 'stopped', 'error'], already: ['deleting', 'deleted'] }
+}
+
+/** Steady states: nothing is in progress, the reconciler may correct them. */
+export const STEADY_STATES: readonly InstanceState[] = ['running', 'stopped', 'error']
+
+/**
+ * Every allowed edge. Transitional states end in their action's `done` or in
+ * `error`; steady states move by an action, or by drift the reconciler saw.
+ */
+const EDGES: Record<InstanceState, readonly InstanceState[]> = {
+  provisioning: ['running', 'error'],
+  starting: ['running', 'error'],
+  stopping: ['stopped', 'error'],
+  restarting: ['running', 'error'],
+  deleting: ['deleted', 'error'],
+  running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error'],
+  stopped: ['starting', 'restarting', 'deleting', 'running', 'error'],
+  error: ['starting', 'stopping', 'restarting', 'deleting', 'running', 'stopped'],
+  deleted: []
+}
+
+export function canMove (from: InstanceState, to: InstanceState): boolean {
+  return EDGES[from].includes(to)
+}
+
+export function assertMove (from: InstanceState, to: InstanceState): void {
+  if (!canMove(from, to)) throw new Error(`Illegal instance transition ${from} -> ${to}`)
+}
+
+/**
+ * What asking for `action` in `state` means: `queue` a job, or `noop` because
+ * it is done or under way already. Throws 409 when another transition runs.
+ */
+export function decide (state: InstanceState, action: Exclude<InstanceAction, 'provision'>): 'queue' | 'noop' {
+  const rule = ACTIONS[action]
+  if (rule.already.includes(state)) return 'noop'
+  if (rule.from.includes(state)) return 'queue'
+  if (state === 'deleted') throw InstanceDeleted('The instance was deleted')
+  throw InstanceBusy(`The instance is ${state}: wait until that finishes, then ${action} it`, { state })
+}
+
+/** The transitional state a job for `action` expects to find; anything else means its work is already done. */
+export function duringOf (action: InstanceAction): InstanceState {
+  return ACTIONS[action].during
+}

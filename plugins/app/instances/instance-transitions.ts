@@ -1,0 +1,76 @@
+import { LockMode } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor } from '../../../lib/actor.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { Instance, type InstanceState } from './instance.entity.ts'
+import { assertMove } from './instance-states.ts'
+
+const TITLES: Record<InstanceState, string> = {
+  provisioning: 'is being provisioned',
+  running: 'is running',
+  starting: 'is starting',
+  stopping: 'is stopping',
+  stopped: 'is stopped',
+  restarting: 'is restarting',
+  error: 'failed',
+  deleting: 'is being deleted',
+  deleted: 'was deleted'
+}
+
+export interface Move {
+  to: InstanceState
+  /** What the backend shows, when known. */
+  status?: InstanceState | null
+  message?: string | null
+  /** Activity title override, e.g. for drift the reconciler found. */
+  title?: string
+}
+
+/**
+ * The one way an instance changes state: checked against the state machine,
+ * recorded in the activity feed, in the caller's transaction.
+ */
+export function createInstanceTransitions ({ activity }: { activity: ActivityService }) {
+  function apply (tx: EntityManager, actor: Actor, instance: Instance, move: Move): void {
+    assertMove(instance.state, move.to)
+    instance.state = move.to
+    instance.status = move.status === undefined ? move.to : move.status
+    instance.statusMessage = move.message === undefined ? null : move.message?.slice(0, 500) ?? null
+    activity.record(tx, actor, {
+      type: `instance.${move.to}`,
+      title: move.title ?? `Instance ${instance.name} ${TITLES[move.to]}${move.to === 'error' && move.message ? `: ${move.message}` : ''}`,
+      targetType: 'instance',
+      targetId: instance.id,
+      instanceId: instance.id
+    })
+  }
+
+  return {
+    apply,
+
+    /** The first record of a new instance (it starts in `provisioning`). */
+    created (tx: EntityManager, actor: Actor, instance: Instance): void {
+      activity.record(tx, actor, {
+        type: 'instance.created',
+        title: `Instance ${instance.name} (${instance.subdomain}) created on ${instance.backend}`,
+        targetType: 'instance',
+        targetId: instance.id,
+        instanceId: instance.id
+      })
+    },
+
+    /**
+     * Locks the row and moves it only when it is still in `expected`: a job that
+     * lost a race (a retry after its work was done, a drift correction) changes nothing.
+     */
+    async moveIf (tx: EntityManager, actor: Actor, instanceId: string, expected: readonly InstanceState[], move: Move): Promise<Instance | undefined> {
+      const instance = await tx.findOne(Instance, instanceId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
+      if (instance === null || !expected.includes(instance.state)) return undefined
+      apply(tx, actor, instance, move)
+      await tx.flush()
+      return instance
+    }
+  }
+}
+
+export type InstanceTransitions = ReturnType<typeof createInstanceTransitions>

@@ -1,0 +1,108 @@
+import type { Instance, InstanceState } from './instance.entity.ts'
+import type { InstanceStatusRow, InstanceSummaryRow } from './instance.queries.ts'
+
+export interface InstanceSummaryView {
+  id: string
+  name: string
+  url: string
+  subdomain: string
+  erp_version: string
+  backend: 'docker' | 'kubernetes'
+  state: InstanceState
+  status: InstanceState
+  status_message: string | null
+  created_at: string
+}
+
+export interface InstanceDetailView {
+  id: string
+  name: string
+  url: string
+  subdomain: string
+  /** The image the backend runs, e.g. `odoo:17.0`. */
+  version: string
+  erp_version: string
+  backend: 'docker' | 'kubernetes'
+  state: InstanceState
+  status: InstanceState
+  status_message: string | null
+  /** MB, from pg_database_size; null when the database server cannot be asked. */
+  database_size: number | null
+  /** MB */
+  memory: number
+  /** GB */
+  storage: number
+  /** cores */
+  cpu: number
+  database_name: string
+  /** Where the database lives: `host:port/database` (no credentials). */
+  postgres_db: string
+  last_backup: string | null
+  last_sync: string | null
+}
+
+export interface InstanceStatusView {
+  id: string
+  state: InstanceState
+  status: InstanceState
+  updated_at: string
+}
+
+/** `https://<subdomain>.<domain>`; plain http for a local development domain. */
+export function instanceUrl (subdomain: string, domain: string): string {
+  const local = domain === 'localhost' || domain.endsWith('.localhost')
+  return `${local ? 'http' : 'https'}://${subdomain}.${domain}`
+}
+
+/** `YYYY-MM-DD HH:MM` in UTC, as the portal shows it. */
+export function minuteStamp (date: Date | null | undefined): string | null {
+  if (date == null) return null
+  return date.toISOString().slice(0, 16).replace('T', ' ')
+}
+
+export function toInstanceSummary (row: InstanceSummaryRow, domain: string): InstanceSummaryView {
+  return {
+    id: row.id,
+    name: row.name,
+    url: instanceUrl(row.subdomain, domain),
+    subdomain: row.subdomain,
+    erp_version: row.erp_version,
+    backend: row.backend,
+    state: row.state,
+    status: row.status ?? row.state,
+    status_message: row.status_message,
+    created_at: new Date(row.created_at).toISOString()
+  }
+}
+
+export function toInstanceDetail (instance: Instance, extra: {
+  domain: string
+  databaseName: string
+  databaseLocation: string
+  databaseBytes: number | undefined
+}): InstanceDetailView {
+  return {
+    id: instance.id,
+    name: instance.name,
+    url: instanceUrl(instance.subdomain, extra.domain),
+    subdomain: instance.subdomain,
+    version: instance.image,
+    erp_version: instance.erpVersion,
+    backend: instance.backend,
+    state: instance.state,
+    status: instance.status ?? instance.state,
+    status_message: instance.statusMessage ?? null,
+    database_size: extra.databaseBytes === undefined ? null : Math.round(extra.databaseBytes / 104_857.6) / 10,
+    memory: instance.memoryMb,
+    storage: instance.storageGb,
+    cpu: instance.cpuMillicores / 1000,
+    database_name: extra.databaseName,
+    postgres_db: extra.databaseLocation,
+    last_backup: minuteStamp(instance.lastBackupAt),
+    last_sync: minuteStamp(instance.lastSyncAt)
+  }
+}
+
+export function toInstanceStatus (row: InstanceStatusRow): InstanceStatusView {
+  return { id: row.id, state: row.state, status: row.status ?? row.state, updated_at: new Date(row.updated_at).toISOString() }
+}

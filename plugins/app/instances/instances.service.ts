@@ -1,0 +1,148 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor } from '../../../lib/actor.ts'
+import { requireAdmin } from '../../../lib/roles.ts'
+import type { Sql } from '../../../lib/sql.ts'
+import { tenantSql } from '../../../lib/tenant-sql.ts'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
+import type { Jobs } from '../../external/jobs.ts'
+import type { LimitsService } from '../limits/limits.service.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { SubdomainTaken } from '../tenants/tenants.errors.ts'
+import type { BackendRegistry } from './backend-registry.ts'
+import type { ErpDatabasesPort } from './erp-databases-port.ts'
+import { Instance } from './instance.entity.ts'
+import { checkInstanceInput, type NewInstanceInput } from './instance-input.ts'
+import { INSTANCE_STATUS, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
+import { instanceResources, subscriptionSize } from './instance-resources.ts'
+import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
+import type { InstanceTransitions } from './instance-transitions.ts'
+import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance-views.ts'
+import { InstanceNotFound } from './instances.errors.ts'
+
+export const INSTANCE_QUEUE = 'instance-actions'
+
+export interface InstanceJobData {
+  instanceId: string
+  tenantId: string
+  action: InstanceAction
+}
+
+export interface InstancesServiceDeps {
+  sql: Sql
+  jobs: Pick<Jobs, 'send' | 'wake'>
+  limits: LimitsService
+  backends: BackendRegistry
+  databases: ErpDatabasesPort
+  transitions: InstanceTransitions
+  erpVersions: readonly string[]
+  imageTemplate: string
+  instancesDomain: string
+}
+
+export type LifecycleAction = Exclude<InstanceAction, 'provision'>
+
+/** Instances of a tenant: records, lifecycle requests and the jobs that carry them out. */
+export function createInstancesService (deps: InstancesServiceDeps) {
+  const { sql, jobs, limits, backends, databases, transitions, instancesDomain } = deps
+
+  async function load (em: EntityManager, id: string, lock = false): Promise<Instance> {
+    const instance = await em.findOne(Instance, id, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
+    if (instance === null) throw InstanceNotFound()
+    return instance
+  }
+
+  async function detail (instance: Instance): Promise<InstanceDetailView> {
+    const sizes = await databases.sizes([instance.id]).catch(() => new Map<string, number>())
+    return toInstanceDetail(instance, {
+      domain: instancesDomain,
+      databaseName: databases.namesFor(instance.id).database,
+      databaseLocation: `${databases.location}/${databases.namesFor(instance.id).database}`,
+      databaseBytes: sizes.get(instance.id)
+    })
+  }
+
+  async function queue (tx: EntityManager, instance: Instance, action: InstanceAction): Promise<void> {
+    const data: InstanceJobData = { instanceId: instance.id, tenantId: instance.tenant.id, action }
+    await jobs.send(tx, INSTANCE_QUEUE, data)
+  }
+
+  return {
+    async list (actor: Actor): Promise<InstanceSummaryView[]> {
+      const rows = await tenantSql(sql, actor.tenantId)<InstanceSummaryRow>(LIST_INSTANCES)
+      return rows.map((row) => toInstanceSummary(row, instancesDomain))
+    },
+
+    async get (em: EntityManager, _actor: Actor, id: string): Promise<InstanceDetailView> {
+      return detail(await load(em, id))
+    },
+
+    async status (actor: Actor, id: string): Promise<InstanceStatusView> {
+      const [row] = await tenantSql(sql, actor.tenantId)<InstanceStatusRow>(INSTANCE_STATUS, [id])
+      if (row === undefined) throw InstanceNotFound()
+      return toInstanceStatus(row)
+    },
+
+    /** Records the instance in `provisioning` and queues its provisioning job in the same transaction. */
+    async create (em: EntityManager, actor: Actor, input: NewInstanceInput): Promise<InstanceDetailView> {
+      const checked = checkInstanceInput(input, deps.erpVersions)
+      await backends.require(checked.backend)
+      let instance: Instance
+      try {
+        instance = await em.transactional(async (tx) => {
+          await limits.assertInstanceSlot(tx, actor.tenantId)
+          const taken = await tx.count(Instance, { subdomain: checked.subdomain }, ACROSS_TENANTS)
+          if (taken > 0) throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
+          const resources = instanceResources(await subscriptionSize(tx, actor.tenantId))
+          const created = tx.create(Instance, {
+            tenant: tx.getReference(Tenant, actor.tenantId),
+            name: checked.name,
+            subdomain: checked.subdomain,
+            erpVersion: checked.erpVersion,
+            backend: checked.backend,
+            state: 'provisioning',
+            status: 'provisioning',
+            image: deps.imageTemplate.replaceAll('{version}', checked.erpVersion),
+            memoryMb: resources.memoryMb,
+            cpuMillicores: resources.cpuMillicores,
+            storageGb: resources.storageGb,
+            workers: resources.workers
+          })
+          await tx.flush()
+          transitions.created(tx, actor, created)
+          await tx.flush()
+          await queue(tx, created, 'provision')
+          return created
+        })
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) {
+          throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
+        }
+        throw error
+      }
+      jobs.wake(INSTANCE_QUEUE)
+      return detail(instance)
+    },
+
+    /**
+     * Start, stop, restart or delete: `queued` when a job will do it; not queued
+     * when the instance is already there (or on its way). 409 during another transition.
+     */
+    async request (em: EntityManager, actor: Actor, id: string, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
+      if (action === 'delete') requireAdmin(actor, 'delete instances')
+      const outcome = await em.transactional(async (tx) => {
+        const instance = await load(tx, id, true)
+        if (decide(instance.state, action) === 'noop') return { queued: false, instance }
+        await backends.require(instance.backend)
+        transitions.apply(tx, actor, instance, { to: ACTIONS[action].during })
+        await tx.flush()
+        await queue(tx, instance, action)
+        return { queued: true, instance }
+      })
+      if (outcome.queued) jobs.wake(INSTANCE_QUEUE)
+      return { queued: outcome.queued, instance: await detail(outcome.instance) }
+    }
+  }
+}
+
+export type InstancesService = ReturnType<typeof createInstancesService>

@@ -1,0 +1,126 @@
+/**
+ * The one interface both backends (docker/, kubernetes/) implement. The
+ * instances service and its jobs only ever talk to a backend through it; the
+ * instance's `backend` field picks which one.
+ *
+ * Every method is idempotent: a job may run it twice (retry after a crash, two
+ * replicas), so "already there" and "already gone" are successes, not errors.
+ */
+
+export type BackendName = 'docker' | 'kubernetes'
+
+/** Everything a backend needs to run one instance; built by the instances service from the database. */
+export interface InstanceSpec {
+  instanceId: string
+  tenantId: string
+  /** The tenant's subdomain: names the Kubernetes namespace and the addons folder / claim. */
+  tenantSubdomain: string
+  /** The instance's own DNS label: names the container / Deployment, and its host name. */
+  subdomain: string
+  /** e.g. `17.0`; fills `{version}` in the image template. */
+  erpVersion: string
+  /** `<subdomain>.<INSTANCES_DOMAIN>` */
+  host: string
+  resources: InstanceResources
+  /** Credentials of the instance's own database and login role (see erp-database.ts). */
+  database: DatabaseCredentials
+}
+
+export interface InstanceResources {
+  /** Memory limit in MB (MiB). */
+  memoryMb: number
+  /** CPU limit in thousandths of a core (1000 = one core). */
+  cpuMillicores: number
+  /** Filestore volume size in GB (GiB). */
+  storageGb: number
+  /** ERP worker processes. */
+  workers: number
+}
+
+export interface DatabaseCredentials {
+  /** As the ERP server process must reach it (not necessarily as the portal does). */
+  host: string
+  port: number
+  name: string
+  user: string
+  password: string
+}
+
+/** Resource limits for a whole tenant (Kubernetes ResourceQuota), from its subscription. */
+export interface TenantQuota {
+  instances: number
+  memoryMb: number
+  cpuMillicores: number
+  storageGb: number
+}
+
+/**
+ * What the backend sees right now.
+ * - `running`: serving (container running and healthy / Deployment rolled out and available).
+ * - `starting`: on its way to running (created, starting, health check pending, rollout in progress).
+ * - `stopped`: exists, deliberately not running (container exited cleanly / replicas 0).
+ * - `error`: exists but broken (exited non-zero, unhealthy, crash looping, rollout failed).
+ * - `missing`: nothing there.
+ */
+export type ObservedState = 'running' | 'starting' | 'stopped' | 'error' | 'missing'
+
+export interface Observation {
+  state: ObservedState
+  /** Human-readable detail, e.g. "exited with code 137" or "0/1 replicas available". */
+  message?: string
+}
+
+/** The backend (Docker engine, Kubernetes API) cannot be reached or is not configured. */
+export class BackendUnavailableError extends Error {
+  override name = 'BackendUnavailableError'
+  readonly backend: BackendName
+  /** Says what to configure or check, e.g. "set DOCKER_HOST or start the Docker engine". */
+  readonly hint: string
+  constructor (backend: BackendName, message: string, hint: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.backend = backend
+    this.hint = hint
+  }
+}
+
+export interface ProvisioningBackend {
+  readonly name: BackendName
+
+  /** Throws BackendUnavailableError when the backend is not configured or does not answer (bounded wait, ~3 s). */
+  check: () => Promise<void>
+
+  /**
+   * Creates whatever is missing and converges what exists to `spec`, then starts
+   * it. Does not wait for readiness: callers poll `observe`. Twice in a row
+   * leaves exactly one set of resources.
+   */
+  provision: (spec: InstanceSpec) => Promise<void>
+
+  /** Starts (or scales up) an existing instance; a running one is left alone. */
+  start: (spec: InstanceSpec) => Promise<void>
+
+  /** Stops (or scales to zero); a stopped or missing one is a success. */
+  stop: (spec: InstanceSpec) => Promise<void>
+
+  /** Restarts a running instance (a stopped one is started). */
+  restart: (spec: InstanceSpec) => Promise<void>
+
+  /** Removes every resource of the instance (not the tenant's shared ones, not the database); missing is a success. */
+  remove: (spec: InstanceSpec) => Promise<void>
+
+  /** The instance as the backend sees it now. */
+  observe: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>) => Promise<Observation>
+
+  /**
+   * Every instance this backend manages, keyed by instance subdomain, in as few
+   * calls as possible (one container list / one Deployment list per namespace):
+   * for the reconciler. Instances absent from the map are `missing`.
+   */
+  observeAll: (tenantSubdomains: string[]) => Promise<Map<string, Observation>>
+
+  /** The tenant-wide resources (namespace, quota, addons claim); Docker has none and does nothing. */
+  ensureTenant?: (tenantSubdomain: string, tenantId: string, quota: TenantQuota) => Promise<void>
+
+  /** Frees what the backend holds open (connections, watches). */
+  close?: () => Promise<void>
+}

@@ -1,0 +1,176 @@
+/**
+ * The Docker backend: one container `erp-<subdomain>` per instance, routed by
+ * Traefik labels, with a named filestore volume and the tenant's addons folder
+ * bound read-only. An existing container is never replaced: provision creates
+ * what is missing and starts it, so a changed image or limit needs remove +
+ * provision (the filestore volume goes with remove).
+ */
+import { mkdir } from 'node:fs/promises'
+import type Docker from 'dockerode'
+import { BackendUnavailableError, type InstanceSpec, type Observation, type ProvisioningBackend } from '../backend.ts'
+import { addonsHostPath, containerConfig } from './container-config.ts'
+import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
+import { ensureImage } from './image.ts'
+import { containerName, dataVolumeName, LABELS } from './names.ts'
+import { fromInspect, fromListEntry } from './observation.ts'
+import { resolveOptions, type DockerBackendOptions } from './options.ts'
+
+export { DockerEngineError } from './engine-calls.ts'
+export type { DockerBackendOptions, HealthCheckOptions } from './options.ts'
+
+export function createDockerBackend (input: DockerBackendOptions): ProvisioningBackend {
+  const options = resolveOptions(input)
+  const { docker } = options
+  const call = createEngineCall(docker, options.callTimeoutMs)
+  const stopCallMs = options.callTimeoutMs + options.stopTimeoutSeconds * 1000
+
+  async function inspect (name: string): Promise<Docker.ContainerInspectInfo | undefined> {
+    try {
+      return await call('inspect', name, (signal) => docker.getContainer(name).inspect({ abortSignal: signal }))
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined
+      throw error
+    }
+  }
+
+  async function inspectExisting (name: string, why: string): Promise<Docker.ContainerInspectInfo> {
+    const info = await inspect(name)
+    if (info === undefined) throw new DockerEngineError(why, name, `cannot ${why} ${name}: there is no such container (provision the instance first)`, 404)
+    return info
+  }
+
+  async function startContainer (name: string, info: Docker.ContainerInspectInfo): Promise<void> {
+    if (info.State.Paused) {
+      await call('unpause', name, (signal) => docker.getContainer(name).unpause({ abortSignal: signal }))
+      return
+    }
+    if (info.State.Running) return
+    try {
+      await call('start', name, (signal) => docker.getContainer(name).start({ abortSignal: signal }))
+    } catch (error) {
+      if (statusOf(error) !== 304) throw error // 304: started by someone else meanwhile
+    }
+  }
+
+  async function create (spec: InstanceSpec, name: string): Promise<void> {
+    const config = containerConfig(spec, options)
+    await ensureImage(docker, call, String(config.Image), options.pullTimeoutMs)
+    // The service runs on the Docker host, so the bind source can be made here.
+    const addons = addonsHostPath(spec, options)
+    await mkdir(addons, { recursive: true }).catch((error: unknown) => {
+      throw new Error(`cannot create the addons folder ${addons} for ${name} (ADDONS_ROOT must be a writable folder on the Docker host): ${(error as Error).message}`, { cause: error })
+    })
+    const volume = dataVolumeName(spec.subdomain)
+    const labels = { ...options.labels, [LABELS.managed]: 'true', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain }
+    await call('volume create', volume, (signal) => docker.createVolume({ Name: volume, Labels: labels, abortSignal: signal }))
+    try {
+      await call('create', name, (signal) => docker.createContainer({ ...config, abortSignal: signal }))
+    } catch (error) {
+      if (statusOf(error) !== 409) throw error // 409: a racing provision created it first
+    }
+  }
+
+  /**
+   * Polls inspect until the container is there (`present`) or gone, bounded by
+   * the call timeout: a racing create holds the name (409) a moment before
+   * inspect finds the container, and a racing remove answers 409 until done.
+   */
+  async function waitUntil (name: string, present: true, why: string): Promise<Docker.ContainerInspectInfo>
+  async function waitUntil (name: string, present: false, why: string): Promise<undefined>
+  async function waitUntil (name: string, present: boolean, why: string): Promise<Docker.ContainerInspectInfo | undefined> {
+    const deadline = Date.now() + options.callTimeoutMs
+    while (true) {
+      const info = await inspect(name)
+      if ((info !== undefined) === present) return info
+      if (Date.now() > deadline) throw new DockerEngineError(why, name, `${name} is still ${present ? 'missing' : 'there'} after ${options.callTimeoutMs} ms of a concurrent ${why}`, 409)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  /** An entry the list did not say enough about; undefined when it was removed since. */
+  async function inspectListed (id: string): Promise<Observation | undefined> {
+    const info = await inspect(id)
+    return info === undefined ? undefined : fromInspect(info)
+  }
+
+  return {
+    name: 'docker',
+
+    async check () {
+      try {
+        // dockerode takes an abortSignal here; @types/dockerode does not say so.
+        await (docker as unknown as { ping: (opts: { abortSignal: AbortSignal }) => Promise<unknown> }).ping({ abortSignal: AbortSignal.timeout(3000) })
+      } catch (error) {
+        throw new BackendUnavailableError('docker', `The Docker engine does not answer at ${describeEndpoint(docker)}`, DOCKER_HINT, { cause: error })
+      }
+    },
+
+    async provision (spec) {
+      const name = containerName(spec.subdomain)
+      let info = await inspect(name)
+      if (info === undefined) {
+        await create(spec, name)
+        info = await waitUntil(name, true, 'create')
+      }
+      await startContainer(name, info)
+    },
+
+    async start (spec) {
+      const name = containerName(spec.subdomain)
+      await startContainer(name, await inspectExisting(name, 'start'))
+    },
+
+    async stop (spec) {
+      const name = containerName(spec.subdomain)
+      try {
+        await call('stop', name, (signal) => docker.getContainer(name).stop({ t: options.stopTimeoutSeconds, abortSignal: signal }), stopCallMs)
+      } catch (error) {
+        const status = statusOf(error)
+        if (status !== 304 && status !== 404) throw error // already stopped / nothing to stop
+      }
+    },
+
+    async restart (spec) {
+      const name = containerName(spec.subdomain)
+      const info = await inspectExisting(name, 'restart')
+      if (info.State.Paused) return startContainer(name, info)
+      await call('restart', name, (signal) => docker.getContainer(name).restart({ t: options.stopTimeoutSeconds, abortSignal: signal }), stopCallMs)
+    },
+
+    async remove (spec) {
+      const name = containerName(spec.subdomain)
+      try {
+        await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, v: true, abortSignal: signal }), stopCallMs)
+      } catch (error) {
+        const status = statusOf(error)
+        if (status === 409) await waitUntil(name, false, 'remove')
+        else if (status !== 404) throw error
+      }
+      const volume = dataVolumeName(spec.subdomain)
+      try {
+        await call('volume remove', volume, (signal) => docker.getVolume(volume).remove({ abortSignal: signal }))
+      } catch (error) {
+        if (statusOf(error) !== 404) throw error
+      }
+    },
+
+    async observe (spec) {
+      const info = await inspect(containerName(spec.subdomain))
+      return info === undefined ? { state: 'missing' } : fromInspect(info)
+    },
+
+    async observeAll (tenantSubdomains) {
+      const tenants = new Set(tenantSubdomains)
+      const found = new Map<string, Observation>()
+      const list = await call('list', 'containers', (signal) =>
+        docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] }, abortSignal: signal }))
+      await Promise.all(list.map(async (entry) => {
+        const subdomain = entry.Labels[LABELS.subdomain]
+        if (subdomain === undefined || !tenants.has(entry.Labels[LABELS.tenant] ?? '')) return
+        const seen = fromListEntry(entry) ?? await inspectListed(entry.Id)
+        if (seen !== undefined) found.set(subdomain, seen)
+      }))
+      return found
+    }
+  }
+}

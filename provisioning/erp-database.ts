@@ -1,0 +1,159 @@
+/**
+ * One PostgreSQL database and one least-privilege login role per ERP instance,
+ * on the server `adminUrl` points at. The admin role must be a superuser (or, on
+ * PostgreSQL 16+, hold CREATEROLE and CREATEDB): it creates databases OWNED by
+ * the instance roles and force-drops them.
+ */
+import pg from 'pg'
+import type { DatabaseCredentials } from './backend.ts'
+import { erpDatabaseNames, erpDatabasePassword, type ErpDatabaseNames } from './erp-database-names.ts'
+
+export { erpDatabaseNames, type ErpDatabaseNames } from './erp-database-names.ts'
+
+export interface ErpDatabasesOptions {
+  /** A role allowed to CREATE ROLE / CREATE DATABASE on the ERP database server. */
+  adminUrl: string
+  /** The host the ERP process uses to reach that server; default: adminUrl's. */
+  instanceHost?: string
+  /** Default: adminUrl's port (else 5432). */
+  instancePort?: number
+  /** At least 32 bytes; derives every role's password. */
+  passwordKey: Buffer
+  /** CONNECTION LIMIT of each instance role (default 64). */
+  connectionLimit?: number
+}
+
+export interface ErpDatabases {
+  namesFor: (instanceId: string) => ErpDatabaseNames
+  /** Creates what is missing, (re)sets the role's password and privileges; safe to run twice or concurrently. */
+  ensure: (instanceId: string) => Promise<DatabaseCredentials>
+  /** Drops the database (disconnecting its sessions) and the role; missing ones are fine. */
+  drop: (instanceId: string) => Promise<void>
+  /** Bytes per instance id, in one query; instances without a database are absent. */
+  sizes: (instanceIds: string[]) => Promise<Map<string, number>>
+  /** True when both the database and the role exist. */
+  exists: (instanceId: string) => Promise<boolean>
+  close: () => Promise<void>
+}
+
+// Concurrent CREATE ROLE / CREATE DATABASE of the same name (the advisory lock makes these rare).
+const ALREADY_THERE = new Set(['42710', '42P04', '23505'])
+
+export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases {
+  if (options.passwordKey.length < 32) throw new RangeError('passwordKey must be at least 32 bytes')
+  const admin = new URL(options.adminUrl)
+  const host = options.instanceHost ?? (admin.hostname === '' ? 'localhost' : admin.hostname.replace(/^\[(.*)\]$/, '$1'))
+  const port = options.instancePort ?? (admin.port === '' ? 5432 : Number(admin.port))
+  const connectionLimit = options.connectionLimit ?? 64
+  const pool = new pg.Pool({ connectionString: options.adminUrl, max: 2, connectionTimeoutMillis: 10_000 })
+  pool.on('error', () => {}) // an idle connection dropped by the server; the pool replaces it
+
+  /**
+   * Runs `work` holding a session advisory lock per instance, so that two jobs
+   * on the same instance (ALTER ROLE / GRANT race with "tuple concurrently
+   * updated") take turns. Session-level because CREATE DATABASE cannot run in
+   * a transaction; on error the connection is discarded, which frees the lock.
+   */
+  async function locked<T> (names: ErpDatabaseNames, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect()
+    const key = `erp-database:${names.database}`
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key])
+      const result = await work(client)
+      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+      client.release()
+      return result
+    } catch (error) {
+      client.release(error as Error)
+      throw error
+    }
+  }
+
+  /**
+   * PostgreSQL 15+ gives the public schema to pg_database_owner, whose rights a
+   * NOINHERIT role does not use: the role gets the schema itself.
+   */
+  async function ownPublicSchema (names: ErpDatabaseNames): Promise<void> {
+    const url = new URL(options.adminUrl)
+    url.pathname = `/${names.database}`
+    const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 10_000 })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ owner: string }>("SELECT pg_get_userbyid(nspowner) AS owner FROM pg_namespace WHERE nspname = 'public'")
+      const owner = rows[0]?.owner
+      if (owner !== undefined && owner !== names.role) await client.query(`ALTER SCHEMA public OWNER TO ${pg.escapeIdentifier(names.role)}`)
+    } finally {
+      await client.end()
+    }
+  }
+
+  async function ignoringDuplicates (client: pg.PoolClient, sql: string): Promise<void> {
+    try {
+      await client.query(sql)
+    } catch (error) {
+      if (!ALREADY_THERE.has((error as { code?: string }).code ?? '')) throw error
+    }
+  }
+
+  return {
+    namesFor: erpDatabaseNames,
+
+    async ensure (instanceId) {
+      const names = erpDatabaseNames(instanceId)
+      const password = erpDatabasePassword(options.passwordKey, instanceId)
+      const role = pg.escapeIdentifier(names.role)
+      const database = pg.escapeIdentifier(names.database)
+      await locked(names, async (client) => {
+        const found = await client.query<{ role: boolean, database: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS role,
+                  EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS database`, [names.role, names.database])
+        const { role: hasRole, database: hasDatabase } = found.rows[0] ?? { role: false, database: false }
+        // The password only ever goes into ALTER ROLE, which does not fail: a failed
+        // statement is written to the server log with its text.
+        if (!hasRole) await ignoringDuplicates(client, `CREATE ROLE ${role}`)
+        await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS ` +
+          `CONNECTION LIMIT ${connectionLimit} PASSWORD ${pg.escapeLiteral(password)}`)
+        if (!hasDatabase) {
+          await ignoringDuplicates(client, `CREATE DATABASE ${database} OWNER ${role} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'`)
+        }
+        await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${database} FROM PUBLIC`)
+        await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`)
+        await ownPublicSchema(names)
+      })
+      return { host, port, name: names.database, user: names.role, password }
+    },
+
+    async drop (instanceId) {
+      const names = erpDatabaseNames(instanceId)
+      await locked(names, async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(names.database)} WITH (FORCE)`)
+        await client.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(names.role)}`)
+      })
+    },
+
+    async sizes (instanceIds) {
+      const byDatabase = new Map(instanceIds.map((id) => [erpDatabaseNames(id).database, id]))
+      const sizes = new Map<string, number>()
+      if (byDatabase.size === 0) return sizes
+      const { rows } = await pool.query<{ datname: string, bytes: string }>(
+        'SELECT datname, pg_database_size(oid)::text AS bytes FROM pg_database WHERE datname = ANY($1::text[])', [[...byDatabase.keys()]])
+      for (const row of rows) {
+        const id = byDatabase.get(row.datname)
+        if (id !== undefined) sizes.set(id, Number(row.bytes))
+      }
+      return sizes
+    },
+
+    async exists (instanceId) {
+      const names = erpDatabaseNames(instanceId)
+      const { rows } = await pool.query<{ ok: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AND EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS ok`,
+        [names.role, names.database])
+      return rows[0]?.ok === true
+    },
+
+    async close () {
+      await pool.end()
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { AppConfig } from '../config/env.ts'
+import { deriveKey } from '../lib/secrets.ts'
+import type { BackendName, ProvisioningBackend } from './backend.ts'
+import { createDockerBackend } from './docker/index.ts'
+import { createErpDatabases, type ErpDatabases } from './erp-database.ts'
+import { createKubernetesBackend, loadKubeConfig } from './kubernetes/index.ts'
+
+export interface Provisioning {
+  backends: Partial<Record<BackendName, ProvisioningBackend>>
+  /** Why an enabled backend could not be set up, and how to set it up. */
+  notConfigured: Partial<Record<BackendName, string>>
+  databases: ErpDatabases & { location: string }
+  close: () => Promise<void>
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
+
+/**
+ * The backends and the ERP database server, from the configuration. A backend
+ * that cannot be set up is absent, with the reason the API reports (503).
+ */
+export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log }: {
+  serviceDatabaseUrl: string
+  log: FastifyBaseLogger
+}): Provisioning {
+  const adminUrl = config.ERP_DATABASE_URL ?? serviceDatabaseUrl
+  const admin = new URL(adminUrl)
+  const usesDocker = config.instanceBackends.includes('docker')
+  // A container reaches the host's PostgreSQL through the Docker host alias, not loopback.
+  const instanceHost = config.ERP_DATABASE_HOST ?? (usesDocker && LOOPBACK.has(admin.hostname) ? 'host.docker.internal' : undefined)
+  const erp = createErpDatabases({ adminUrl, instanceHost, passwordKey: deriveKey(config.JWT_SECRET ?? '', 'erp-database-passwords') })
+  const location = `${instanceHost ?? admin.hostname}:${admin.port === '' ? 5432 : admin.port}`
+
+  const backends: Provisioning['backends'] = {}
+  const notConfigured: Provisioning['notConfigured'] = {}
+  if (usesDocker) {
+    backends.docker = createDockerBackend({
+      imageTemplate: config.ERP_IMAGE,
+      instancesDomain: config.INSTANCES_DOMAIN,
+      addonsRoot: config.ADDONS_ROOT,
+      addonsMountPath: config.ERP_ADDONS_PATH,
+      dataMountPath: config.ERP_DATA_PATH,
+      network: config.DOCKER_NETWORK,
+      publishPort: config.DOCKER_PUBLISH_PORTS,
+      healthCheck: {
+        command: ['CMD-SHELL', config.ERP_HEALTHCHECK],
+        intervalMs: config.ERP_HEALTHCHECK_INTERVAL_SECONDS * 1000,
+        timeoutMs: 5000,
+        startPeriodMs: 60_000,
+        retries: 3
+      }
+    })
+  }
+  if (config.instanceBackends.includes('kubernetes')) {
+    const kubeConfig = loadKubeConfig(config.KUBECONFIG)
+    if (kubeConfig === undefined) {
+      notConfigured.kubernetes = 'set KUBECONFIG to a kubeconfig file, or run the service inside the cluster'
+    } else {
+      backends.kubernetes = createKubernetesBackend({
+        kubeConfig,
+        imageTemplate: config.ERP_IMAGE,
+        ingressClass: config.KUBE_INGRESS_CLASS,
+        tlsIssuer: config.KUBE_TLS_ISSUER,
+        storageClass: config.KUBE_STORAGE_CLASS,
+        addonsMountPath: config.ERP_ADDONS_PATH,
+        dataMountPath: config.ERP_DATA_PATH,
+        healthPath: config.ERP_HEALTH_PATH
+      })
+    }
+  }
+  log.debug({ backends: Object.keys(backends), notConfigured }, 'Provisioning backends')
+  return {
+    backends,
+    notConfigured,
+    databases: Object.assign(erp, { location }),
+    close: async () => { await erp.close() }
+  }
+}

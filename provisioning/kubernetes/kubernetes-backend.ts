@@ -1,0 +1,54 @@
+import { BackendUnavailableError, type ProvisioningBackend } from '../backend.ts'
+import { createApiCaller } from './api-call.ts'
+import { KubernetesApiError } from './api-errors.ts'
+import { createInstanceOps } from './instance-ops.ts'
+import { createKubeApi } from './kube-api.ts'
+import { createObserveOps } from './observe-ops.ts'
+import { resolveOptions, type KubernetesBackendOptions } from './options.ts'
+import { createTenantOps } from './tenant-ops.ts'
+
+export interface KubernetesBackend extends ProvisioningBackend {
+  ensureTenant: NonNullable<ProvisioningBackend['ensureTenant']>
+  /** Deletes the tenant's namespace, and everything in it. Not part of the interface; for tenant deletion. */
+  removeTenant: (tenantSubdomain: string) => Promise<void>
+  close: () => Promise<void>
+}
+
+/**
+ * Instances as Deployments in one namespace per tenant (`erp-<tenant>`), written with
+ * server-side apply. Errors: BackendUnavailableError when the API cannot be used
+ * (unreachable, timing out, failing after retries, credentials refused), KubernetesApiError
+ * (with the API's Status message) when it refused the request itself.
+ */
+export function createKubernetesBackend (input: KubernetesBackendOptions): KubernetesBackend {
+  const options = resolveOptions(input)
+  const server = options.kubeConfig.getCurrentCluster()?.server ?? '(no cluster in the kubeconfig)'
+  const call = createApiCaller({ timeoutMs: options.callTimeoutMs, retries: options.retries, retryBaseMs: options.retryBaseMs, maxRetryDelayMs: options.maxRetryDelayMs, server })
+  const api = createKubeApi(options.kubeConfig, call)
+  const tenants = createTenantOps(api, options)
+  const instances = createInstanceOps(api, tenants, options)
+  const observing = createObserveOps(api)
+
+  return {
+    name: 'kubernetes',
+    async check () {
+      try {
+        await api.listOneNamespace({ timeoutMs: options.checkTimeoutMs, retries: 0 })
+      } catch (error) {
+        if (error instanceof KubernetesApiError) {
+          const hint = error.code === 403
+            ? 'the portal\'s Kubernetes account lacks permissions: grant it the ClusterRole described in the README'
+            : `check the cluster at ${server}`
+          throw new BackendUnavailableError('kubernetes', error.message, hint, { cause: error })
+        }
+        throw error
+      }
+    },
+    ...instances,
+    ...observing,
+    ensureTenant: tenants.ensureTenant,
+    removeTenant: tenants.removeTenant,
+    // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.
+    async close () {}
+  }
+}

@@ -1,0 +1,65 @@
+import type { KubeConfig } from '@kubernetes/client-node'
+
+/** Plain options: the app maps its configuration (env names in brackets) onto these. */
+export interface KubernetesBackendOptions {
+  /** Required: see loadKubeConfig() [KUBECONFIG, else in-cluster]. */
+  kubeConfig: KubeConfig
+  /** `{version}` is replaced by the instance's ERP version [ERP_IMAGE, default `odoo:{version}`]. */
+  imageTemplate?: string
+  /** Ingress `spec.ingressClassName` [KUBE_INGRESS_CLASS, default `nginx`]. */
+  ingressClass?: string
+  /** cert-manager ClusterIssuer named in the Ingress annotation [KUBE_TLS_ISSUER, default `letsencrypt`]. */
+  tlsIssuer?: string
+  /** Storage class of the per-instance data claims (ReadWriteOnce); the cluster default when unset [KUBE_STORAGE_CLASS]. */
+  storageClass?: string
+  /** Storage class of the per-tenant addons claim, which must offer ReadWriteMany [KUBE_ADDONS_STORAGE_CLASS, default storageClass]. */
+  addonsStorageClass?: string
+  /** Size of the per-tenant addons claim [KUBE_ADDONS_STORAGE_GB, default 5]. */
+  addonsStorageGb?: number
+  /** [ERP_ADDONS_PATH, default `/mnt/extra-addons`] */
+  addonsMountPath?: string
+  /** [ERP_DATA_PATH, default `/var/lib/odoo`] */
+  dataMountPath?: string
+  /** HTTP path of the readiness/liveness/startup probes on port 8069 [ERP_HEALTH_PATH, default `/web/health`]. */
+  healthPath?: string
+  /** Pod `securityContext.fsGroup`, so the image's user can write the data volume (the Odoo image's group is 101) [KUBE_FS_GROUP, default 101]. */
+  fsGroup?: number
+  /** Server-side apply field manager [default `erp-portal`]. */
+  fieldManager?: string
+  /** Bound on every API request, connection included [default 10000]. */
+  callTimeoutMs?: number
+  /** Retries after a 429, a 5xx or a connection error [default 4]. */
+  retries?: number
+  /** First backoff step; doubles per retry, with jitter [default 250]. */
+  retryBaseMs?: number
+  /** Longest wait between two attempts, Retry-After included [default 30000]. */
+  maxRetryDelayMs?: number
+  /** Bound of check() [default 3000, at most callTimeoutMs]. */
+  checkTimeoutMs?: number
+}
+
+export type ResolvedOptions = Required<Omit<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>> &
+  Pick<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>
+
+export function resolveOptions (options: KubernetesBackendOptions): ResolvedOptions {
+  const callTimeoutMs = options.callTimeoutMs ?? 10_000
+  return {
+    kubeConfig: options.kubeConfig,
+    imageTemplate: options.imageTemplate ?? 'odoo:{version}',
+    ingressClass: options.ingressClass ?? 'nginx',
+    tlsIssuer: options.tlsIssuer ?? 'letsencrypt',
+    storageClass: options.storageClass,
+    addonsStorageClass: options.addonsStorageClass ?? options.storageClass,
+    addonsStorageGb: options.addonsStorageGb ?? 5,
+    addonsMountPath: options.addonsMountPath ?? '/mnt/extra-addons',
+    dataMountPath: options.dataMountPath ?? '/var/lib/odoo',
+    healthPath: options.healthPath ?? '/web/health',
+    fsGroup: options.fsGroup ?? 101,
+    fieldManager: options.fieldManager ?? 'erp-portal',
+    callTimeoutMs,
+    retries: options.retries ?? 4,
+    retryBaseMs: options.retryBaseMs ?? 250,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
+    checkTimeoutMs: Math.min(options.checkTimeoutMs ?? 3000, callTimeoutMs)
+  }
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
+import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
+import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
+
+const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
+const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
+  start: 'Starts a stopped (or failed) instance',
+  stop: 'Stops a running instance; its data stays',
+  restart: 'Restarts the instance (a stopped one is started)'
+}
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/api/instances', {
+    schema: {
+      tags: ['instances'],
+      summary: 'The company\'s instances',
+      description: 'Every instance but deleted ones, newest first. For details (resources, database) ask for one instance.',
+      response: responses({ 200: InstanceListResponse }, AUTHENTICATED)
+    }
+  }, async (request) => ({ success: true as const, instances: await fastify.instances.list(request.actor) }))
+
+  fastify.post('/api/instances/create', {
+    schema: {
+      tags: ['instances'],
+      summary: 'Create an instance',
+      description: 'Records the instance in state `provisioning` and queues its provisioning; answers 202 at once. Poll `/api/instances/{id}/status` until `running` (or `error`, with `status_message`). 402 when the plan\'s instances are all in use; 409 when the subdomain is taken or reserved; 503 when the backend is not configured or does not answer.',
+      body: CreateInstanceBody,
+      response: responses({ 202: InstanceResponse }, [...AUTHENTICATED, 402, 409, 413, 415, 503])
+    }
+  }, async (request, reply) => {
+    const instance = await fastify.instances.create(request.em, request.actor, request.body)
+    return reply.code(202).send({ success: true as const, instance })
+  })
+
+  fastify.get('/api/instances/:id', {
+    schema: {
+      tags: ['instances'],
+      summary: 'An instance in full',
+      description: 'Units: memory MB, storage GB, cpu cores, database_size MB. Another company\'s instance answers 404.',
+      params: IdParams,
+      response: responses({ 200: InstanceResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.em, request.actor, request.params.id) }))
+
+  fastify.get('/api/instances/:id/status', {
+    schema: {
+      tags: ['instances'],
+      summary: 'An instance\'s state, for polling',
+      description: 'One indexed query and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
+      params: IdParams,
+      headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+      response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
+    }
+  }, async (request, reply) => {
+    const status = await fastify.instances.status(request.actor, request.params.id)
+    const etag = `"${Date.parse(status.updated_at).toString(36)}-${status.state}-${status.status}"`
+    reply.header('etag', etag).header('cache-control', 'private, no-cache')
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)
+    return { success: true as const, ...status }
+  })
+
+  for (const action of ['start', 'stop', 'restart'] as const) {
+    fastify.post(`/api/instances/:id/${action}`, {
+      schema: {
+        tags: ['instances'],
+        summary: `${action[0]?.toUpperCase()}${action.slice(1)} an instance`,
+        description: `${ACTION_TEXT[action]}. 202: queued; 200: nothing to do (already there or on its way); 409 INSTANCE_BUSY during another transition. No body.`,
+        params: IdParams,
+        response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, ACTION_ERRORS)
+      }
+    }, async (request, reply) => {
+      const outcome = await fastify.instances.request(request.em, request.actor, request.params.id, action)
+      return reply.code(outcome.queued ? 202 : 200).send({ success: true as const, ...outcome })
+    })
+  }
+
+  fastify.delete('/api/instances/:id', {
+    schema: {
+      tags: ['instances'],
+      summary: 'Delete an instance (admin)',
+      description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). 202: queued; 200: already deleted or being deleted.',
+      params: IdParams,
+      response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, 403])
+    }
+  }, async (request, reply) => {
+    const outcome = await fastify.instances.request(request.em, request.actor, request.params.id, 'delete')
+    return reply.code(outcome.queued ? 202 : 200).send({ success: true as const, ...outcome })
+  })
+}
+
+export default routes

@@ -1,0 +1,65 @@
+import { Type } from 'typebox'
+import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
+import { SUBDOMAIN_PATTERN } from '../plugins/app/instances/instance-input.ts'
+import { Id, Success } from './common.ts'
+
+// `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
+export const InstanceState = Type.Enum(INSTANCE_STATES, {
+  description: 'provisioning, running, starting, stopping, stopped, restarting, error, deleting or deleted'
+})
+const Backend = Type.Enum(INSTANCE_BACKENDS, { description: 'Where it runs: `docker` or `kubernetes`' })
+const Nullable = <T extends ReturnType<typeof Type.String>> (schema: T) => Type.Union([schema, Type.Null()])
+const Minute = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}$', description: '`YYYY-MM-DD HH:MM`, UTC' })
+
+export const CreateInstanceBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Display name, 1-100 characters' }),
+  subdomain: Type.String({
+    pattern: SUBDOMAIN_PATTERN,
+    description: 'DNS label, 3-40 characters: lowercase letters, digits and inner hyphens; not reserved (www, api, admin, portal, mail, …); unique across all companies'
+  }),
+  erp_version: Type.String({ minLength: 1, maxLength: 20, description: 'One of the configured ERP versions (ERP_VERSIONS; default 16.0, 17.0, 18.0)' }),
+  backend: Backend
+}, { additionalProperties: false })
+
+const Common = {
+  id: Id,
+  name: Type.String(),
+  url: Type.String({ description: '`https://<subdomain>.<INSTANCES_DOMAIN>` (http for a localhost domain)' }),
+  subdomain: Type.String(),
+  erp_version: Type.String({ examples: ['17.0'] }),
+  backend: Backend,
+  state: InstanceState,
+  status: Type.Enum(INSTANCE_STATES, { description: 'What the backend was last seen doing; the state until first seen' }),
+  status_message: Nullable(Type.String({ description: 'Why the instance is in `error`' }))
+}
+
+export const InstanceSummary = Type.Object({
+  ...Common,
+  created_at: Type.String({ format: 'date-time' })
+}, { description: 'An instance as the list shows it' })
+
+export const InstanceDetail = Type.Object({
+  ...Common,
+  version: Type.String({ description: 'The image the backend runs, e.g. `odoo:17.0`' }),
+  database_size: Type.Union([Type.Number(), Type.Null()], { description: 'MB (pg_database_size); null when the database server cannot be asked' }),
+  memory: Type.Integer({ description: 'Memory limit, MB' }),
+  storage: Type.Integer({ description: 'Filestore volume, GB' }),
+  cpu: Type.Number({ description: 'CPU limit, cores' }),
+  database_name: Type.String({ description: 'The ERP database (also the name of its login role)' }),
+  postgres_db: Type.String({ description: 'Where the database lives: `host:port/database`, as the instance reaches it' }),
+  last_backup: Nullable(Minute),
+  last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' })
+}, { description: 'An instance in full' })
+
+export const InstanceListResponse = Success({ instances: Type.Array(InstanceSummary) })
+export const InstanceResponse = Success({ instance: InstanceDetail })
+export const InstanceActionResponse = Success({
+  queued: Type.Boolean({ description: 'true: a job will do it (202); false: nothing to do, it is there or on its way (200)' }),
+  instance: InstanceDetail
+})
+export const InstanceStatusResponse = Success({
+  id: Id,
+  state: InstanceState,
+  status: Type.Enum(INSTANCE_STATES),
+  updated_at: Type.String({ format: 'date-time' })
+})

@@ -1,0 +1,139 @@
+import t from 'tap'
+import { build } from '../../../support/build.ts'
+import { addMember, bearer, signup } from '../../../support/accounts.ts'
+import { instanceRow, recordInstance } from './fixtures.ts'
+
+// No engine answers here: every rule below must hold before any backend is asked.
+process.env.DOCKER_HOST = 'unix:///tmp/erp-portal-no-docker.sock'
+
+const valid = { name: 'Production', subdomain: 'acme-prod', erp_version: '17.0', backend: 'docker' }
+
+t.test('create: bad input is a 400/409 naming the field, and records nothing', async (t) => {
+  const { app } = await build(t, { env: { INSTANCE_BACKENDS: 'docker,kubernetes' } })
+  const admin = await signup(app)
+  const create = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: body })
+
+  for (const subdomain of ['ab', 'Acme', '-acme', 'acme-', 'a'.repeat(41), 'acme_prod', 'acme.prod']) {
+    const response = await create({ ...valid, subdomain })
+    t.equal(response.statusCode, 400, `subdomain ${subdomain}`)
+    t.equal(response.json().error.code, 'VALIDATION_FAILED')
+  }
+  for (const subdomain of ['www', 'api', 'admin', 'portal', 'mail']) {
+    const response = await create({ ...valid, subdomain })
+    t.equal(response.statusCode, 409, `reserved ${subdomain}`)
+    t.equal(response.json().error.code, 'SUBDOMAIN_RESERVED')
+  }
+  const version = await create({ ...valid, erp_version: '15.0' })
+  t.equal(version.statusCode, 400)
+  t.equal(version.json().error.code, 'INSTANCE_INPUT_INVALID')
+  t.same(version.json().error.details.fields[0].allowed, ['16.0', '17.0', '18.0'])
+  const backend = await create({ ...valid, backend: 'nomad' })
+  t.equal(backend.statusCode, 400)
+  t.match(JSON.stringify(backend.json().error), /docker/)
+  t.match(JSON.stringify(backend.json().error), /kubernetes/)
+  t.equal((await create({ ...valid, extra: 1 })).statusCode, 400, 'unknown fields refused')
+
+  const kube = await create({ ...valid, backend: 'kubernetes' })
+  t.equal(kube.statusCode, 503)
+  t.equal(kube.json().error.code, 'INSTANCE_BACKEND_UNAVAILABLE')
+  t.match(kube.json().error.message, /KUBECONFIG/)
+  const docker = await create(valid)
+  t.equal(docker.statusCode, 503)
+  t.match(docker.json().error.message, /Docker engine/i)
+  t.match(docker.json().error.message, /DOCKER_HOST/)
+
+  const [counts] = await app.sql<{ instances: number, activities: number }>({
+    text: "SELECT (SELECT count(*) FROM instances)::int AS instances, (SELECT count(*) FROM activities WHERE type LIKE 'instance.%')::int AS activities",
+    values: []
+  })
+  t.same(counts, { instances: 0, activities: 0 })
+})
+
+t.test('a backend left out of INSTANCE_BACKENDS is a 503 that says how to offer it', async (t) => {
+  const { app } = await build(t, { env: { INSTANCE_BACKENDS: 'kubernetes' } })
+  const admin = await signup(app)
+  const response = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: valid })
+  t.equal(response.statusCode, 503)
+  t.match(response.json().error.message, /not enabled/)
+  t.match(response.json().error.details.hint, /INSTANCE_BACKENDS/)
+})
+
+t.test('list, detail and status: own instances only, with the documented fields', async (t) => {
+  const { app } = await build(t, { env: { INSTANCES_DOMAIN: 'erp.example.com' } })
+  const admin = await signup(app)
+  const other = await signup(app)
+  const id = await recordInstance(app, admin.user.tenant_id, { subdomain: 'acme-live' })
+  await recordInstance(app, admin.user.tenant_id, { state: 'deleted' })
+  const theirs = await recordInstance(app, other.user.tenant_id)
+
+  const list = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
+  t.equal(list.statusCode, 200)
+  t.same(list.json().instances.map((i: { id: string }) => i.id), [id], 'deleted and foreign instances are not listed')
+  t.same(Object.keys(list.json().instances[0]).sort(), ['backend', 'created_at', 'erp_version', 'id', 'name', 'state', 'status', 'status_message', 'subdomain', 'url'])
+  t.equal(list.json().instances[0].url, 'https://acme-live.erp.example.com')
+
+  const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
+  t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'id', 'last_backup', 'last_sync', 'memory', 'name',
+    'postgres_db', 'state', 'status', 'status_message', 'storage', 'subdomain', 'url', 'version'])
+  t.match(detail, { memory: 1024, storage: 10, cpu: 1, version: 'odoo:17.0', database_size: null, last_sync: null, database_name: `erp_${id.replaceAll('-', '')}` })
+  t.match(detail.postgres_db, new RegExp(`:\\d+/erp_${id.replaceAll('-', '')}$`))
+
+  for (const url of [`/api/instances/${theirs}`, `/api/instances/${theirs}/status`, '/api/instances/00000000-0000-4000-8000-000000000000']) {
+    const response = await app.inject({ method: 'GET', url, headers: bearer(admin.token) })
+    t.equal(response.statusCode, 404, url)
+    t.equal(response.json().error.code, 'INSTANCE_NOT_FOUND')
+  }
+})
+
+t.test('status: ETag and If-None-Match answer 304 until the state changes', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const id = await recordInstance(app, admin.user.tenant_id, { state: 'stopped' })
+  const first = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(admin.token) })
+  t.equal(first.statusCode, 200)
+  t.same(Object.keys(first.json()).sort(), ['id', 'state', 'status', 'success', 'updated_at'])
+  const etag = first.headers.etag as string
+  t.ok(etag, 'has an ETag')
+  const again = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: { ...bearer(admin.token), 'if-none-match': etag } })
+  t.equal(again.statusCode, 304)
+  t.equal(again.body, '')
+  await app.sql({ text: "UPDATE instances SET state = 'running', updated_at = now() + interval '1 second' WHERE id = $1", values: [id] })
+  const changed = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: { ...bearer(admin.token), 'if-none-match': etag } })
+  t.equal(changed.statusCode, 200)
+  t.equal(changed.json().state, 'running')
+  t.not(changed.headers.etag, etag)
+})
+
+t.test('lifecycle rules: no-ops answer 200, other transitions 409, delete is for admins', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const member = await addMember(app, admin.user.tenant_id)
+  const post = (id: string, action: string, token = admin.token) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(token) })
+
+  const stopped = await recordInstance(app, admin.user.tenant_id, { state: 'stopped' })
+  const noop = await post(stopped, 'stop')
+  t.equal(noop.statusCode, 200)
+  t.equal(noop.json().queued, false)
+  const running = await recordInstance(app, admin.user.tenant_id, { state: 'running' })
+  t.equal((await post(running, 'start', member.token)).statusCode, 200, 'start on running is a no-op for any member')
+
+  for (const state of ['provisioning', 'stopping', 'restarting', 'deleting']) {
+    const id = await recordInstance(app, admin.user.tenant_id, { state })
+    const before = await instanceRow(app, id)
+    const response = await post(id, 'start')
+    t.equal(response.statusCode, 409, `start while ${state}`)
+    t.equal(response.json().error.code, 'INSTANCE_BUSY')
+    t.same(await instanceRow(app, id), before, 'unchanged')
+  }
+  const deleted = await recordInstance(app, admin.user.tenant_id, { state: 'deleted' })
+  t.equal((await post(deleted, 'restart')).json().error.code, 'INSTANCE_DELETED')
+
+  const forbidden = await app.inject({ method: 'DELETE', url: `/api/instances/${running}`, headers: bearer(member.token) })
+  t.equal(forbidden.statusCode, 403)
+  t.equal((await instanceRow(app, running)).state, 'running')
+
+  // A real transition needs the backend: with no engine, 503 and nothing changes.
+  const unreachable = await post(stopped, 'start')
+  t.equal(unreachable.statusCode, 503)
+  t.equal((await instanceRow(app, stopped)).state, 'stopped')
+})

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { dockerClient, testImage } from './docker/engine.ts'
+import { bearer } from './accounts.ts'
+
+/** The image template tests run instances with: the stand-in image, tagged once per ERP version. */
+export const TEST_IMAGE_TEMPLATE = 'erp-test-erp:{version}'
+export const TEST_ERP_VERSIONS = ['16.0', '17.0', '18.0']
+
+/** Tags the stand-in ERP image (test/support/docker) as `erp-test-erp:<version>` for every version. */
+export async function tagTestImages (): Promise<void> {
+  const source = dockerClient().getImage(await testImage())
+  for (const version of TEST_ERP_VERSIONS) await source.tag({ repo: 'erp-test-erp', tag: version })
+}
+
+/** Configuration for an app that really provisions on the local Docker engine (teardown removes the addons folder). */
+export function dockerInstanceEnv (t: { teardown: (fn: () => unknown) => void }, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const addons = mkdtempSync(join(tmpdir(), 'erp-addons-'))
+  t.teardown(() => rmSync(addons, { recursive: true, force: true }))
+  return {
+    INSTANCE_BACKENDS: 'docker',
+    ERP_IMAGE: TEST_IMAGE_TEMPLATE,
+    ERP_HEALTHCHECK: 'wget -q -O /dev/null http://127.0.0.1:8069/healthz || exit 1',
+    ERP_HEALTHCHECK_INTERVAL_SECONDS: 1,
+    INSTANCES_DOMAIN: 'erp.test',
+    ADDONS_ROOT: addons,
+    DOCKER_PUBLISH_PORTS: 'true',
+    RECONCILE_SECONDS: 3600, // tests reconcile on demand
+    INSTANCE_JOB_RETRIES: 2,
+    ...extra
+  }
+}
+
+export function uniqueSubdomain (prefix = 't'): string {
+  return `${prefix}-${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`
+}
+
+/** Removes what instances of the database at `databaseUrl` left on the engine and the database server. */
+export async function cleanupInstances (databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ id: string, subdomain: string }>('SELECT id, subdomain FROM instances')
+    const docker = dockerClient()
+    for (const { id, subdomain } of rows) {
+      await docker.getContainer(`erp-${subdomain}`).remove({ force: true, v: true }).catch(() => {})
+      await docker.getVolume(`erp-${subdomain}-data`).remove().catch(() => {})
+      const name = `erp_${id.replaceAll('-', '')}`
+      await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`).catch(() => {})
+      await client.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`).catch(() => {})
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+export interface StatusAnswer { state: string, status: string, updated_at: string }
+
+/** Polls the status route until the state is one of `states` (or fails after `timeoutMs`). */
+export async function waitForState (app: FastifyInstance, token: string, id: string, states: string[], timeoutMs = 60_000): Promise<StatusAnswer> {
+  const deadline = Date.now() + timeoutMs
+  let last: StatusAnswer | undefined
+  while (Date.now() < deadline) {
+    const response = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(token) })
+    last = response.json() as StatusAnswer
+    if (states.includes(last.state)) return last
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`instance ${id} did not reach ${states.join('/')} within ${timeoutMs} ms; last ${JSON.stringify(last)}`)
+}
