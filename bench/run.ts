@@ -93,9 +93,9 @@ try {
 
   const ours = await withServer('./app-server.ts', childEnv, async (server) => {
     const session = await signup(server.url)
-    await prepareTenant(database!.url, session)
+    const tenant = await prepareTenant(database!.url, session)
     const results: Measurement[] = []
-    for (const scenario of appScenarios(session)) {
+    for (const scenario of appScenarios(session, tenant)) {
       results.push(toMeasurement('ours', scenario, await measure(server, scenario), baseline.requestsPerSecond))
     }
     return results

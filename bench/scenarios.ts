@@ -27,9 +27,11 @@ export function baselineScenario (token: string): Scenario {
   return { name: 'baseline GET /me', method: 'GET', path: '/me', headers: bearer(token) }
 }
 
-export function appScenarios (session: Session): Scenario[] {
+export function appScenarios (session: Session, tenant: PreparedTenant): Scenario[] {
   const auth = bearer(session.token)
   return [
+    { name: 'GET /api/instances/:id/status', method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
+    { name: 'GET /api/instances (50)', method: 'GET', path: '/api/instances', headers: auth },
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: auth },
     { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth },
@@ -37,12 +39,23 @@ export function appScenarios (session: Session): Scenario[] {
   ]
 }
 
-/** The measured tenant's data: 10 users and 200 activities, as the portal-core issue specifies. */
-export async function prepareTenant (databaseUrl: string, session: Session): Promise<void> {
+export interface PreparedTenant {
+  /** One of its instances, for the status scenario. */
+  instanceId: string
+}
+
+/**
+ * The measured tenant's data: 10 users and 200 activities, as the portal-core
+ * issue specifies, and 50 instances, as the instances issue does (recorded rows:
+ * neither route asks a backend).
+ */
+export async function prepareTenant (databaseUrl: string, session: Session): Promise<PreparedTenant> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
-    await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, { users: 9, activities: 200 })
+    await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, { users: 9, activities: 200, instances: 50 })
+    const { rows } = await client.query<{ id: string }>('SELECT id FROM instances WHERE tenant_id = $1 LIMIT 1', [session.user.tenant_id])
+    return { instanceId: rows[0]!.id }
   } finally {
     await client.end()
   }
