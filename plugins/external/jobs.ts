@@ -34,7 +34,9 @@ export function createBoss (pool: pg.Pool, options: { supervise: boolean, superv
   return new PgBoss({
     db: { executeSql: async (text, values) => pool.query(text, values as unknown[]) },
     supervise: options.supervise,
+    // Both passes: supervision (maintenance) and monitoring (expired and silent jobs are retried).
     superviseIntervalSeconds: options.superviseIntervalSeconds,
+    monitorIntervalSeconds: options.superviseIntervalSeconds,
     schedule: false
   })
 }

@@ -35,7 +35,7 @@ function outcomeOf (s: InstanceState, a: Lifecycle): Outcome {
   }
 }
 
-t.test('the action table is the documented one; steady and transitional states split every state', async (t) => {
+t.test('the action table is the intended one; steady and transitional states split every state', async (t) => {
   for (const a of EVERY_ACTION) {
     t.same({ ...ACTIONS[a], from: [...ACTIONS[a].from].sort(), already: [...ACTIONS[a].already].sort() },
       { ...DOCUMENTED[a], from: [...DOCUMENTED[a].from].sort(), already: [...DOCUMENTED[a].already].sort() }, a)
