@@ -64,6 +64,7 @@ export const EnvSchema = Type.Object({
   JOB_HEARTBEAT_SECONDS: Type.Integer({ minimum: 10, maximum: 3600, default: 30 }),
   JOB_SUPERVISE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   INSTANCE_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
+  INSTANCE_ERROR_GRACE_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 15 }),
   INSTANCE_READY_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 3600, default: 300 }),
   RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 })
 })

@@ -12,7 +12,7 @@ export interface Jobs {
    * never lacks its job, and a rolled-back one never runs.
    */
   send: (tx: EntityManager, queue: string, data: object, options?: SendOptions) => Promise<string | null>
-  /** Creates the queue (idempotent) and, when this process runs workers (JOB_WORKERS), works it. */
+  /** Creates the queue (idempotent) when the app is ready and, when this process runs workers (JOB_WORKERS), works it. */
   define: <T>(queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<T>) => Promise<void>
   /** Wakes this process's worker of a queue now instead of at its next poll (after a commit). */
   wake: (queue: string) => void
@@ -51,9 +51,12 @@ export default fp(async (fastify) => {
   const pool = await fastify.orm.em.getConnection().getNativeClient() as pg.Pool
   const boss = createBoss(pool, { supervise: JOB_WORKERS, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS })
   boss.on('error', (error) => { fastify.log.error({ err: error }, 'Job queue error') })
-  await boss.start()
 
+  // Queues are created and worked once the whole app is ready: an app that
+  // fails to start leaves no timers or workers behind.
+  const definitions: Array<{ queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<never> }> = []
   const workerIds = new Map<string, string>()
+  let started = false
   let stopping: Promise<void> | undefined
   const jobs: Jobs = {
     boss,
@@ -63,18 +66,12 @@ export default fp(async (fastify) => {
       db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0])
     }),
     define: async (queue, options, handler) => {
-      await boss.createQueue(queue, options)
-      if (!JOB_WORKERS) return
-      const id = await boss.work(queue, {
-        includeMetadata: true,
-        localConcurrency: fastify.config.JOB_CONCURRENCY,
-        pollingIntervalSeconds: 1
-      }, async ([job]) => { await handler(job as JobWithMetadata<never>) })
-      workerIds.set(queue, id)
+      definitions.push({ queue, options, handler: handler as JobHandler<never> })
     },
     // Waits a while for jobs in flight; one still running after that keeps its
     // claim and is retried once its heartbeat goes silent.
     stop: async () => {
+      if (!started) return
       stopping ??= boss.stop({ graceful: true, timeout: 10_000, close: false })
       await stopping
     },
@@ -83,6 +80,20 @@ export default fp(async (fastify) => {
       if (id !== undefined) boss.notifyWorker(id)
     }
   }
+  fastify.addHook('onReady', async () => {
+    await boss.start()
+    started = true
+    for (const { queue, options, handler } of definitions) {
+      await boss.createQueue(queue, options)
+      if (!JOB_WORKERS) continue
+      const id = await boss.work(queue, {
+        includeMetadata: true,
+        localConcurrency: fastify.config.JOB_CONCURRENCY,
+        pollingIntervalSeconds: 1
+      }, async ([job]) => { await handler(job as JobWithMetadata<never>) })
+      workerIds.set(queue, id)
+    }
+  })
   fastify.decorate('jobs', jobs)
   fastify.addHook('onClose', jobs.stop)
 }, { name: 'jobs', dependencies: ['env', 'orm'] })

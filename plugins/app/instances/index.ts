@@ -52,6 +52,7 @@ export default fp(async (fastify) => {
     transitions,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
+    errorGraceMs: config.INSTANCE_ERROR_GRACE_SECONDS * 1000,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
   const reconciler = createInstanceReconciler({

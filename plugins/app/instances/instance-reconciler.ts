@@ -28,7 +28,7 @@ export function correction (recorded: InstanceState, seen: Observation): { state
   if (seen.state === 'starting') return undefined
   const state: InstanceState = seen.state === 'missing' ? 'error' : seen.state
   if (state === recorded) return undefined
-  const message = seen.state === 'missing' ? 'Its resources are gone from the backend' : seen.message ?? null
+  const message = seen.state === 'missing' ? 'Its resources are gone from the backend' : seen.message || null
   return { state, status: state, message: state === 'error' ? message ?? 'The backend reports an error' : null }
 }
 

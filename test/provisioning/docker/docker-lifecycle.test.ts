@@ -49,10 +49,11 @@ engine.test('provision: the container, as the spec and the options say', async (
 
   const addons = join(fx.addonsRoot, tenant, 'addons')
   t.ok(existsSync(addons), 'the tenant\'s addons folder was made on the host')
-  t.match(info.Mounts, [
+  // The engine lists mounts in no fixed order.
+  t.match([...info.Mounts].sort((a, b) => a.Destination.localeCompare(b.Destination)), [
     { Type: 'bind', Source: addons, Destination: '/mnt/extra-addons', RW: false },
     { Type: 'volume', Name: `${name}-data`, Destination: '/var/lib/odoo', RW: true }
-  ].sort((a, b) => a.Destination.localeCompare(b.Destination)))
+  ])
   t.ok(await volumeExists(`${name}-data`))
 
   const container = docker.getContainer(name)

@@ -18,7 +18,7 @@ async function kubeApp (t: Test) {
   const kubeconfig = join(dir, 'config')
   writeFileSync(kubeconfig, kube.kubeconfigText)
   const { app, databaseUrl } = await build(t, {
-    env: { KUBECONFIG: kubeconfig, INSTANCE_BACKENDS: 'kubernetes', INSTANCES_DOMAIN: 'erp.test', RECONCILE_SECONDS: 3600, INSTANCE_JOB_RETRIES: 1 }
+    env: { KUBECONFIG: kubeconfig, INSTANCE_BACKENDS: 'kubernetes', INSTANCES_DOMAIN: 'erp.test', RECONCILE_SECONDS: 3600, INSTANCE_JOB_RETRIES: 1, INSTANCE_ERROR_GRACE_SECONDS: 3 }
   })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
@@ -146,7 +146,7 @@ t.test('a Deployment that never gets ready leaves the instance in error, with th
   t.equal(created.statusCode, 202, created.body)
   const { id } = created.json().instance
 
-  // Two attempts (INSTANCE_JOB_RETRIES=1), each giving up after the 15 s error grace period.
+  // Two attempts (INSTANCE_JOB_RETRIES=1), each giving up after the error grace period (INSTANCE_ERROR_GRACE_SECONDS=3).
   t.equal((await api.waitFor(id, ['running', 'error'], 90_000)).state, 'error')
   const detail = await api.detail(id)
   t.equal(detail.status, 'error')
