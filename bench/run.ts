@@ -1,12 +1,14 @@
 /**
- * `npm run bench`: measures the bare baseline server, then each scenario of our
- * app, each server in a child process of its own, with autocannon here.
+ * `npm run bench`: measures each scenario of our app between two runs of the
+ * bare baseline server, each server in a child process of its own, with
+ * autocannon here; each ratio is against the mean of those two baseline runs.
  * Prints a table, writes bench/results/latest.json, and exits non-zero if any
  * run saw connection errors, timeouts or non-2xx answers. The ratios against
  * the baseline are reported, never asserted.
  *
  * Settings (environment): BENCH_DURATION (s, default 10), BENCH_CONNECTIONS
- * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers),
+ * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers), BENCH_ONLY
+ * (run only the scenarios whose name contains it),
  * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
  */
 import autocannon, { type Options } from 'autocannon'
@@ -86,22 +88,30 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  const baseline = await withServer('./baseline-server.ts', childEnv, async (server) => {
-    const scenario = baselineScenario(server.ready.token ?? '')
-    return toMeasurement('baseline', scenario, await measure(server, scenario))
-  })
-
-  const ours = await withServer('./app-server.ts', childEnv, async (server) => {
-    const session = await signup(server.url)
+  // Both servers stay up, and the baseline runs before the first scenario and after
+  // each one: a scenario's ratio is against the mean of the baseline runs on either
+  // side of it. This machine's speed drifts by a quarter over minutes; a scenario
+  // measured between two baseline runs is compared with what the machine did then.
+  const measurements = await withServer('./app-server.ts', childEnv, async (app) => {
+    const session = await signup(app.url)
     const tenant = await prepareTenant(database!.url, session)
-    const results: Measurement[] = []
-    for (const scenario of appScenarios(session, tenant)) {
-      results.push(toMeasurement('ours', scenario, await measure(server, scenario), baseline.requestsPerSecond))
-    }
-    return results
+    return withServer('./baseline-server.ts', childEnv, async (bare) => {
+      const reference = baselineScenario(bare.ready.token ?? '')
+      const baselineRun = async (label: string) =>
+        toMeasurement('baseline', { ...reference, name: `${reference.name} (${label})` }, await measure(bare, reference))
+      const only = process.env.BENCH_ONLY
+      const scenarios = appScenarios(session, tenant).filter((s) => only === undefined || s.name.includes(only))
+      let before = await baselineRun('first')
+      const results: Measurement[] = [before]
+      for (const scenario of scenarios) {
+        const result = await measure(app, scenario)
+        const after = await baselineRun(`after ${scenario.name}`)
+        results.push(toMeasurement('ours', scenario, result, (before.requestsPerSecond + after.requestsPerSecond) / 2), after)
+        before = after
+      }
+      return results
+    })
   })
-
-  const measurements = [baseline, ...ours]
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description }
   const resultsFile = new URL('./results/latest.json', import.meta.url)
   await writeResults(resultsFile, settings, measurements)

@@ -1,10 +1,13 @@
 /**
  * How a route authenticates its caller:
  * - `portal`: a portal bearer token (the default for everything under /api/);
+ * - `portal-inline`: a portal bearer token that the handler checks itself, in
+ *   the same statement as its one read (`auth.authenticateWith`): for routes
+ *   polled at short intervals, where a second round trip would double their cost;
  * - `mcp`:    an OAuth access token from our authorization server (/api/mcp);
  * - `none`:   public (signup, login, health, docs; the default outside /api/).
  */
-export type AuthMode = 'none' | 'portal' | 'mcp'
+export type AuthMode = 'none' | 'portal' | 'portal-inline' | 'mcp'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,4 +17,9 @@ declare module 'fastify' {
 
 export function authModeOf (url: string, config: { auth?: AuthMode } | undefined): AuthMode {
   return config?.auth ?? (url.startsWith('/api/') ? 'portal' : 'none')
+}
+
+/** Whether the route takes a portal bearer token (checked by the hook or by the handler). */
+export function takesPortalToken (mode: AuthMode): boolean {
+  return mode === 'portal' || mode === 'portal-inline'
 }

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { ErrorEnvelope } from '../../schemas/common.ts'
-import { authModeOf } from '../../lib/route-auth.ts'
+import { authModeOf, takesPortalToken } from '../../lib/route-auth.ts'
 
 /**
  * OpenAPI 3.1 generated from the routes' TypeBox schemas, served at
@@ -29,7 +29,7 @@ export default fp(async (fastify) => {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const needsToken = authModeOf(url, route.config) === 'portal'
+      const needsToken = takesPortalToken(authModeOf(url, route.config))
       if (!needsToken || schema === undefined) return { schema, url }
       return { schema: { ...schema, security: [{ bearerAuth: [] }] } as typeof schema, url }
     }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { build } from '../support/build.ts'
-import { authModeOf } from '../../lib/route-auth.ts'
+import { authModeOf, takesPortalToken, type AuthMode } from '../../lib/route-auth.ts'
 
 /** Swagger UI's own static files are not API routes. */
 const isDocsAsset = (url: string) => url === '/docs' || url.startsWith('/docs/')
@@ -28,7 +28,7 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
       t.ok(operation, `${label} is in the OpenAPI document`)
       if (operation === undefined) continue
       t.ok(operation.tags?.length > 0, `${label} has a tag`)
-      const needsToken = authModeOf(route.url, route.config as { auth?: 'none' | 'portal' | 'mcp' }) === 'portal'
+      const needsToken = takesPortalToken(authModeOf(route.url, route.config as { auth?: AuthMode }))
       t.equal(Boolean(operation.security), needsToken, `${label} security requirement matches its auth mode`)
     }
   }

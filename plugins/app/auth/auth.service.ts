@@ -59,6 +59,30 @@ WHERE s.id = $1 AND s.user_id = $2 AND s.tenant_id = $3
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** A read that runs in the authentication statement: `text` selects from the caller's tenant as `auth.tenant_id`. */
+export interface InlineRead {
+  name: string
+  text: string
+}
+
+const inlineStatements = new Map<string, string>()
+
+/** The session check and the read as one statement; the read's row comes back as one JSON column. */
+function inlineStatement (read: InlineRead): string {
+  let text = inlineStatements.get(read.name)
+  if (text === undefined) {
+    if (!read.text.includes('auth.tenant_id')) throw new Error(`Inline read ${read.name} does not filter on auth.tenant_id`)
+    text = `WITH auth AS MATERIALIZED (${AUTHENTICATE.text})
+SELECT auth.*, (SELECT row_to_json(r) FROM (${read.text}) r) AS read FROM auth`
+    inlineStatements.set(read.name, text)
+  }
+  return text
+}
+
+function actorOf (row: AuthRow, sessionId: string): UserActor {
+  return { kind: 'user', userId: row.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId }
+}
+
 export interface AuthServiceDeps {
   sql: Sql
   tokens: TokenSigner
@@ -67,6 +91,21 @@ export interface AuthServiceDeps {
 }
 
 export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
+  /** [session, user, tenant] of a token with a valid signature and well-formed ids; 401 otherwise. */
+  function verifiedClaims (token: string): [string, string, string] {
+    let claims: ReturnType<TokenSigner['verify']>
+    try {
+      claims = tokens.verify(token)
+    } catch {
+      throw TokenInvalid()
+    }
+    const { sid, tid, sub } = claims
+    if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
+      throw TokenInvalid()
+    }
+    return [sid, sub, tid]
+  }
+
   async function issueSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
     const session = em.create(PortalSession, {
       tenant: user.tenant,
@@ -120,19 +159,23 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
      * sessions, deactivated users and suspended tenants fail here at once.
      */
     async authenticate (token: string): Promise<UserActor> {
-      let claims: ReturnType<TokenSigner['verify']>
-      try {
-        claims = tokens.verify(token)
-      } catch {
-        throw TokenInvalid()
-      }
-      const { sid, tid, sub } = claims
-      if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
-        throw TokenInvalid()
-      }
-      const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: [sid, sub, tid] })
+      const claims = verifiedClaims(token)
+      const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: claims })
       if (row === undefined) throw TokenInvalid()
-      return { kind: 'user', userId: row.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId: sid }
+      return actorOf(row, claims[0])
+    },
+
+    /**
+     * Authenticates and runs one read of the caller's tenant in the same
+     * statement (one round trip), for `portal-inline` routes. The read sees the
+     * caller as `auth` (`auth.tenant_id`) and takes its own values from $4; it
+     * answers undefined when the read finds nothing.
+     */
+    async authenticateWith<Row extends object> (token: string, read: InlineRead, values: unknown[]): Promise<{ actor: UserActor, row: Row | undefined }> {
+      const claims = verifiedClaims(token)
+      const [found] = await sql<AuthRow & { read: Row | null }>({ name: read.name, text: inlineStatement(read), values: [...claims, ...values] })
+      if (found === undefined) throw TokenInvalid()
+      return { actor: actorOf(found, claims[0]), row: found.read ?? undefined }
     },
 
     /** Ends the caller's session; the token answers 401 from the next request on. */

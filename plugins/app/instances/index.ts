@@ -43,7 +43,8 @@ export default fp(async (fastify) => {
     transitions,
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
-    instancesDomain: config.INSTANCES_DOMAIN
+    instancesDomain: config.INSTANCES_DOMAIN,
+    authenticateWith: fastify.auth.authenticateWith
   })
   const runJob = createInstanceJobRunner({
     em: orm.em,
@@ -80,4 +81,4 @@ export default fp(async (fastify) => {
     await backends.close()
     await provisioning.close()
   })
-}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits'] })
+}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits', 'auth'] })

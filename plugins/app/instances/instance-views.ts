@@ -71,7 +71,7 @@ export function toInstanceSummary (row: InstanceSummaryRow, domain: string): Ins
     state: row.state,
     status: row.status ?? row.state,
     status_message: row.status_message,
-    created_at: new Date(row.created_at).toISOString()
+    created_at: row.created_at
   }
 }
 
@@ -104,5 +104,5 @@ export function toInstanceDetail (instance: Instance, extra: {
 }
 
 export function toInstanceStatus (row: InstanceStatusRow): InstanceStatusView {
-  return { id: row.id, state: row.state, status: row.status ?? row.state, updated_at: new Date(row.updated_at).toISOString() }
+  return { id: row.id, state: row.state, status: row.status, updated_at: row.updated_at }
 }

@@ -1,20 +1,31 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
+import type { InlineRead } from '../auth/auth.service.ts'
 import type { InstanceState } from './instance.entity.ts'
 
 /** The list: every instance of the tenant but the deleted ones, newest first. */
 export const LIST_INSTANCES: TenantStatement = {
   name: 'instances-list',
   text: `
-SELECT id, name, subdomain, erp_version, backend, state, status, status_message, created_at
+SELECT id, name, subdomain, erp_version, backend, state, status, status_message,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
 FROM instances
 WHERE tenant_id = $1 AND state <> 'deleted'
 ORDER BY created_at DESC, id`
 }
 
-/** For polling: one primary-key lookup, no backend call. */
+const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
+  to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at`
+
+/** One primary-key lookup, no backend call (MCP and other callers with an actor). */
 export const INSTANCE_STATUS: TenantStatement = {
   name: 'instances-status',
-  text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 AND id = $2'
+  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2`
+}
+
+/** The same, inside the token check (`auth.authenticateWith`): the polling route's one round trip. */
+export const INSTANCE_STATUS_INLINE: InlineRead = {
+  name: 'instances-status-inline',
+  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = auth.tenant_id AND id = $4::uuid`
 }
 
 export interface InstanceSummaryRow {
@@ -26,14 +37,16 @@ export interface InstanceSummaryRow {
   state: InstanceState
   status: InstanceState | null
   status_message: string | null
-  created_at: Date
+  /** ISO 8601, UTC, formatted by the database (cheaper than fifty Date parses per list). */
+  created_at: string
 }
 
 export interface InstanceStatusRow {
   id: string
   state: InstanceState
-  status: InstanceState | null
-  updated_at: Date
+  status: InstanceState
+  /** ISO 8601 with microseconds, UTC: the ETag's clock, so it must change with every update. */
+  updated_at: string
 }
 
 /** Across tenants, for the reconciler: every instance in a steady state, with its tenant's subdomain. */

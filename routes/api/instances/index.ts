@@ -45,17 +45,18 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.em, request.actor, request.params.id) }))
 
   fastify.get('/api/instances/:id/status', {
+    config: { auth: 'portal-inline' },
     schema: {
       tags: ['instances'],
       summary: 'An instance\'s state, for polling',
-      description: 'One indexed query and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
+      description: 'One statement (the token check included) and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
       params: IdParams,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
       response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
     }
   }, async (request, reply) => {
-    const status = await fastify.instances.status(request.actor, request.params.id)
-    const etag = `"${Date.parse(status.updated_at).toString(36)}-${status.state}-${status.status}"`
+    const status = await fastify.instances.pollStatus(fastify.auth.tokenOf(request), request.params.id)
+    const etag = `"${status.updated_at}-${status.state}-${status.status}"`
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)
     return { success: true as const, ...status }

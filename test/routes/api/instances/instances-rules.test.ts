@@ -102,6 +102,14 @@ t.test('status: ETag and If-None-Match answer 304 until the state changes', asyn
   t.equal(changed.statusCode, 200)
   t.equal(changed.json().state, 'running')
   t.not(changed.headers.etag, etag)
+
+  // The token is checked in the same statement as the read: a revoked session is refused.
+  t.equal((await app.inject({ method: 'POST', url: '/api/logout', headers: bearer(admin.token) })).statusCode, 200)
+  const revoked = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(admin.token) })
+  t.equal(revoked.statusCode, 401)
+  t.equal(revoked.json().error.code, 'TOKEN_INVALID')
+  const forged = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(`${admin.token}x`) })
+  t.equal(forged.statusCode, 401)
 })
 
 t.test('lifecycle rules: no-ops answer 200, other transitions 409, delete is for admins', async (t) => {
