@@ -66,7 +66,15 @@ export const EnvSchema = Type.Object({
   INSTANCE_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
   INSTANCE_ERROR_GRACE_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 15 }),
   INSTANCE_READY_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 3600, default: 300 }),
-  RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 })
+  RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  AUTH_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3001 }),
+  PORTAL_LOGIN_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  PORTAL_API_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+  HANDOFF_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  HANDOFF_TTL_SECONDS: Type.Integer({ minimum: 10, maximum: 60, default: 60 }),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
+  OAUTH_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 2_592_000 }),
+  OAUTH_REFRESH_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30 })
 })
 
 type RawEnv = Static<typeof EnvSchema>

@@ -13,10 +13,14 @@ import { Tenant } from '../plugins/app/tenants/tenant.entity.ts'
 import { Ticket, TicketMessage } from '../plugins/app/tickets/ticket.entity.ts'
 import { User } from '../plugins/app/users/user.entity.ts'
 import { RateLimitCounter } from '../lib/rate-limit/counter.entity.ts'
+import { OidcPayload } from '../auth-server/oidc-payload.entity.ts'
+import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
+import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
   Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
-  Plan, PlanConfiguration, Subscription, Payment
+  Plan, PlanConfiguration, Subscription, Payment,
+  OidcPayload, HandoffCode, RevokedToken
 ]

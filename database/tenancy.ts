@@ -22,7 +22,8 @@ const tenantColumn: Record<string, string> = {
   TenantSettings: 'tenant',
   PlanConfiguration: 'tenant',
   Subscription: 'tenant',
-  Payment: 'tenant'
+  Payment: 'tenant',
+  HandoffCode: 'tenant'
 }
 
 export interface TenantFilterParams {

@@ -4,11 +4,13 @@ import { Migration20261122000144_portal_core } from './Migration20261122000144_p
 import { Migration20261122003542_billing } from './Migration20261122003542_billing.ts'
 import { Migration20261122010513_money_checks } from './Migration20261122010513_money_checks.ts'
 import { Migration20261122015843_instance_lifecycle } from './Migration20261122015843_instance_lifecycle.ts'
+import { Migration20261122025808_oauth } from './Migration20261122025808_oauth.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
   { name: 'Migration20261122000144_portal_core', class: Migration20261122000144_portal_core },
   { name: 'Migration20261122003542_billing', class: Migration20261122003542_billing },
   { name: 'Migration20261122010513_money_checks', class: Migration20261122010513_money_checks },
-  { name: 'Migration20261122015843_instance_lifecycle', class: Migration20261122015843_instance_lifecycle }
+  { name: 'Migration20261122015843_instance_lifecycle', class: Migration20261122015843_instance_lifecycle },
+  { name: 'Migration20261122025808_oauth', class: Migration20261122025808_oauth }
 ]
