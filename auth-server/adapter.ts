@@ -1,0 +1,120 @@
+import type pg from 'pg'
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
+
+/**
+ * oidc-provider's storage on PostgreSQL: one `oidc_payloads` row per model
+ * instance (see oidc-payload.entity.ts), so several auth-server replicas share
+ * sessions, codes and tokens. Expired rows are invisible to `find*` and
+ * deleted later by `cleanupExpired`.
+ */
+export type AdapterFactory = (kind: string) => Adapter
+
+interface PayloadRow {
+  payload: AdapterPayload
+  consumed: number | null
+}
+
+const LIVE = '(expires_at IS NULL OR expires_at > now())'
+
+export interface AdapterOptions {
+  /**
+   * A refresh token rotated less than this many seconds ago is returned as not
+   * consumed, so the library never takes its reuse branch (revoke the grant)
+   * for it; the atomic consume then fails and refresh-grace.ts answers instead.
+   */
+  refreshGraceSeconds?: number
+}
+
+export function createPostgresAdapter (pool: pg.Pool, options: AdapterOptions = {}): AdapterFactory {
+  return (kind) => createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0)
+}
+
+function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number): Adapter {
+  async function findOne (where: string, value: string): Promise<AdapterPayload | undefined> {
+    const { rows } = await pool.query<PayloadRow>(
+      `SELECT payload, CASE WHEN consumed_at > now() - make_interval(secs => $3) THEN NULL
+         ELSE extract(epoch FROM consumed_at)::bigint END AS consumed
+       FROM oidc_payloads WHERE kind = $1 AND ${where} = $2 AND ${LIVE} LIMIT 1`,
+      [kind, value, graceSeconds]
+    )
+    const row = rows[0]
+    if (row === undefined) return undefined
+    return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) }
+  }
+
+  return {
+    async upsert (id, payload, expiresIn) {
+      const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null
+      // consumed_at is left alone on conflict: re-saving a consumed model must not revive it.
+      await pool.query(
+        `INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+           uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
+        [kind, id, withoutConsumed(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresAt]
+      )
+    },
+
+    find: (id) => findOne('id', id),
+    findByUid: (uid) => findOne('uid', uid),
+    findByUserCode: (userCode) => findOne('user_code', userCode),
+
+    async consume (id) {
+      const { rowCount } = await pool.query(
+        `UPDATE oidc_payloads SET consumed_at = now()
+         WHERE kind = $1 AND id = $2 AND consumed_at IS NULL AND ${LIVE} RETURNING id`,
+        [kind, id]
+      )
+      // The library ignores consume's result: only an exception stops a second redemption.
+      if (rowCount !== 1) throw new AlreadyConsumedError(kind)
+    },
+
+    async destroy (id) {
+      await pool.query('DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2', [kind, id])
+    },
+
+    async revokeByGrantId (grantId) {
+      await pool.query('DELETE FROM oidc_payloads WHERE kind = $1 AND grant_id = $2', [kind, grantId])
+    }
+  }
+}
+
+/** `invalid_grant` for the loser of a consume race; refresh-grace.ts recognises it. */
+export class AlreadyConsumedError extends errors.InvalidGrant {
+  readonly alreadyConsumed = true
+
+  constructor (kind: string) {
+    super(`${kind === 'AuthorizationCode' ? 'authorization code' : kind} already consumed`)
+    this.name = 'AlreadyConsumedError'
+  }
+}
+
+export function isAlreadyConsumed (error: unknown): boolean {
+  return error instanceof AlreadyConsumedError
+}
+
+function withoutConsumed (payload: AdapterPayload): AdapterPayload {
+  if (!('consumed' in payload)) return payload
+  const { consumed: _consumed, ...rest } = payload
+  return rest
+}
+
+/**
+ * Deletes expired rows of `oidc_payloads` and `oauth_revoked_tokens` in
+ * batches (short transactions, no long lock); returns how many were deleted.
+ */
+export async function cleanupExpired (pool: pg.Pool, options: { batchSize?: number } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 1000
+  let total = 0
+  for (const table of ['oidc_payloads', 'oauth_revoked_tokens']) {
+    for (;;) {
+      const { rowCount } = await pool.query(
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE expires_at <= now() LIMIT $1)`,
+        [batchSize]
+      )
+      total += rowCount ?? 0
+      if ((rowCount ?? 0) < batchSize) break
+    }
+  }
+  return total
+}

@@ -1,0 +1,89 @@
+import type { AppConfig } from '../config/env.ts'
+import type { FindAccount } from './account.ts'
+import type { AdapterFactory } from './adapter.ts'
+import { clientMetadataPolicy, enforcePublicClient } from './client-policy.ts'
+import { interactionUrl } from './interactions.ts'
+import type { SigningKeys } from './keys.ts'
+import { rotateRefreshToken } from './refresh-grace.ts'
+import { resourceIndicatorsFeature } from './resource.ts'
+
+export type AuthServerConfig = Pick<AppConfig,
+  'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
+  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS'>
+
+export interface ConfigurationDeps {
+  config: AuthServerConfig
+  adapter: AdapterFactory
+  keys: SigningKeys
+  findAccount: FindAccount
+  cookieKeys: string[]
+  mcpResource: string
+}
+
+export const routes = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  jwks: '/.well-known/jwks.json',
+  registration: '/api/oauth/register'
+}
+
+const ONE_YEAR = 365 * 24 * 60 * 60
+
+/** oidc-provider's configuration object: public clients, PKCE S256, scope `mcp`, JWT access tokens. */
+export function buildConfiguration (deps: ConfigurationDeps): Record<string, unknown> {
+  const { config, findAccount } = deps
+  return {
+    adapter: deps.adapter,
+    jwks: deps.keys.jwks,
+    cookies: { keys: deps.cookieKeys },
+    findAccount,
+    routes,
+    scopes: ['mcp'],
+    responseTypes: ['code'],
+    clientAuthMethods: ['none'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none'
+    },
+    extraClientMetadata: clientMetadataPolicy,
+    pkce: { required: () => true },
+    // Browser-based public clients call token/revocation from any origin; no cookies are involved there.
+    clientBasedCORS: () => true,
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false, idFactory: enforcePublicClient },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: resourceIndicatorsFeature({
+        mcpResource: deps.mcpResource,
+        accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        signingKid: deps.keys.signingKid
+      })
+    },
+    interactions: { url: interactionUrl({ baseUrl: config.BASE_URL, portalLoginUrl: config.PORTAL_LOGIN_URL }) },
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed: (type: string) => boolean }) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken,
+    // Tokens outlive the short browser session used to sign in and consent.
+    expiresWithSession: async () => false,
+    extraTokenClaims: async (ctx: unknown, token: { kind: string, accountId?: string }) => {
+      if (token.kind !== 'AccessToken' || token.accountId === undefined) return undefined
+      const account = await findAccount(ctx, token.accountId)
+      if (account === undefined) return undefined
+      const { email, name } = await account.claims()
+      return { ...(email === undefined ? {} : { email }), ...(name === undefined ? {} : { name }) }
+    },
+    ttl: {
+      AccessToken: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: 60,
+      RefreshToken: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      // The connection's absolute lifetime; refresh tokens expire sooner when unused.
+      Grant: ONE_YEAR,
+      Interaction: 10 * 60,
+      Session: 24 * 60 * 60
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type pg from 'pg'
+import Provider from 'oidc-provider'
+import type { AppConfig } from '../config/env.ts'
+import { deriveKey } from '../lib/secrets.ts'
+import type { FindAccount } from './account.ts'
+import { createPostgresAdapter } from './adapter.ts'
+import { builtInGrants, wrapBuiltInGrant } from './built-in-grants.ts'
+import { allowLoopbackOnAnyPort } from './client-policy.ts'
+import { buildConfiguration, routes, type AuthServerConfig } from './configuration.ts'
+import { registrationCors, rewriteMetadata } from './http-policies.ts'
+import { interactionRoutes } from './interactions.ts'
+import type { SigningKeys } from './keys.ts'
+import { createRefreshGrace } from './refresh-grace.ts'
+import { mcpResourceUrl, normalizeAuthorizeResource, normalizeResource } from './resource.ts'
+import { revokeJwtAccessTokens } from './revocation.ts'
+
+export interface ProviderDeps {
+  /** JWT_SECRET must be resolved (it keys the cookies). */
+  config: AuthServerConfig & Pick<AppConfig, 'JWT_SECRET'>
+  pool: pg.Pool
+  keys: SigningKeys
+  findAccount: FindAccount
+}
+
+/** The configured oidc-provider instance (a Koa app: `provider.callback()` serves it). */
+export function createProvider (deps: ProviderDeps): Provider {
+  const { config, pool, keys } = deps
+  if (config.JWT_SECRET === undefined) throw new Error('JWT_SECRET must be resolved before the auth server is built')
+  const mcpResource = mcpResourceUrl(config.BASE_URL)
+
+  const provider = new Provider(config.BASE_URL, buildConfiguration({
+    config,
+    adapter: createPostgresAdapter(pool, { refreshGraceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS }),
+    keys,
+    findAccount: deps.findAccount,
+    cookieKeys: [deriveKey(config.JWT_SECRET, 'oidc-cookies').toString('base64url')],
+    mcpResource
+  }))
+  provider.proxy = true
+
+  allowLoopbackOnAnyPort(provider.Client)
+  wrapBuiltInGrant(provider, builtInGrants.authorizationCode, (original) => async (ctx) => {
+    ctx.oidc.params.resource = normalizeResource(ctx.oidc.params.resource, mcpResource)
+    await original(ctx)
+  })
+  wrapBuiltInGrant(provider, builtInGrants.refreshToken, (original) => {
+    const withGrace = createRefreshGrace({ pool, graceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS })(original)
+    return async (ctx) => {
+      ctx.oidc.params.resource = normalizeResource(ctx.oidc.params.resource, mcpResource)
+      await withGrace(ctx)
+    }
+  })
+
+  provider.use(registrationCors(routes.registration))
+  provider.use(normalizeAuthorizeResource(routes.authorization, mcpResource))
+  provider.use(rewriteMetadata())
+  provider.use(revokeJwtAccessTokens({ pool, issuer: config.BASE_URL, keys: keys.jwks.keys }))
+  provider.use(interactionRoutes())
+  return provider
+}

@@ -1,0 +1,88 @@
+/**
+ * The standalone auth server: `node auth-server/server.ts`. Listens on
+ * 127.0.0.1:AUTH_PORT (the portal's public origin proxies /oauth/**, the
+ * metadata and the registration route to it, with X-Forwarded-Host/-Proto).
+ * Requires DATABASE_URL: it shares the portal's PostgreSQL, never an embedded one.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import { loadConfig, type AppConfig } from '../config/env.ts'
+import { createFindAccount } from './account.ts'
+import { cleanupExpired } from './adapter.ts'
+import { resolveJwtSecret } from './jwt-secret.ts'
+import { createSigningKeyStore } from './keys.ts'
+import { createProvider } from './provider.ts'
+
+export interface AuthServer {
+  url: string
+  close: () => Promise<void>
+}
+
+export interface StartOptions {
+  config: AppConfig
+  host?: string
+  /** 0 picks a free port (tests). */
+  port?: number
+  cleanupIntervalMs?: number
+  log?: (message: string) => void
+}
+
+export async function startAuthServer (options: StartOptions): Promise<AuthServer> {
+  const { config } = options
+  const log = options.log ?? ((message: string) => console.error(message))
+  if (config.DATABASE_URL === undefined) throw new Error('The auth server requires DATABASE_URL (the portal\'s PostgreSQL)')
+  const jwtSecret = await resolveJwtSecret(config)
+  const keys = await createSigningKeyStore({ dataDir: config.DATA_DIR, jwtSecret }).load()
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_MAX })
+  // An idle connection the server closed (restart, failover) is replaced on next use; it must not end the process.
+  pool.on('error', (error) => log(`auth-server database connection lost: ${error.message}`))
+  const provider = createProvider({ config: { ...config, JWT_SECRET: jwtSecret }, pool, keys, findAccount: createFindAccount(pool) })
+  provider.on('server_error', (_ctx: unknown, error: Error) => log(`auth-server error: ${error.stack ?? error.message}`))
+
+  const cleanup = setInterval(() => {
+    cleanupExpired(pool).catch((error: Error) => log(`auth-server cleanup failed: ${error.message}`))
+  }, options.cleanupIntervalMs ?? 10 * 60 * 1000)
+  cleanup.unref()
+
+  const server = createServer(provider.callback())
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? config.AUTH_PORT, options.host ?? '127.0.0.1', resolve)
+  })
+  const { address, port } = server.address() as AddressInfo
+  return {
+    url: `http://${address}:${port}`,
+    async close () {
+      clearInterval(cleanup)
+      await closeServer(server)
+      await pool.end()
+    }
+  }
+}
+
+function closeServer (server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => error === undefined ? resolve() : reject(error))
+    server.closeIdleConnections()
+  })
+}
+
+if (import.meta.main) {
+  const config = loadConfig()
+  const authServer = await startAuthServer({ config })
+  console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
+  let closing = false
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (closing) return
+      closing = true
+      const force = setTimeout(() => process.exit(1), 10_000)
+      force.unref()
+      authServer.close().then(() => process.exit(0), (error: Error) => {
+        console.error(error)
+        process.exit(1)
+      })
+    })
+  }
+}

@@ -1,0 +1,80 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
+import t from 'tap'
+import { BASE_URL, MCP, startTestAuthServer } from './helpers.ts'
+import { createUser, grantExists, issueCode, pkcePair, redeem, registerClient, revoke } from './token-support.ts'
+
+t.test('authorization code exchange', async (t) => {
+  const server = await startTestAuthServer(t)
+  const user = await createUser(server)
+  const clientId = await registerClient(server)
+  const jwksResponse = await fetch(`${server.url}/.well-known/jwks.json`)
+  const jwks = createLocalJWKSet(await jwksResponse.json() as Parameters<typeof createLocalJWKSet>[0])
+
+  for (const resource of [undefined, MCP, `${MCP}/`]) {
+    t.test(`code → tokens, resource ${resource ?? 'omitted'}`, async (t) => {
+      const { verifier, challenge } = pkcePair()
+      const { code } = await issueCode(server, clientId, user.id, challenge)
+      const { status, body } = await redeem(server, clientId, code, verifier, resource === undefined ? {} : { resource })
+      t.equal(status, 200, JSON.stringify(body))
+      t.match(body, { token_type: 'Bearer', expires_in: 900, scope: 'mcp' })
+      t.type(body.refresh_token, 'string')
+      t.notOk(body.refresh_token.includes('.'), 'refresh token is opaque')
+      t.match(decodeProtectedHeader(body.access_token), { typ: 'at+jwt', alg: 'RS256', kid: server.keys.signingKid })
+      const { payload } = await jwtVerify(body.access_token, jwks, { issuer: BASE_URL, audience: MCP, typ: 'at+jwt' })
+      t.match(payload, { iss: BASE_URL, aud: MCP, sub: user.id, scope: 'mcp', client_id: clientId, email: user.email, name: user.name })
+      t.type(payload.jti, 'string')
+      t.equal((payload.exp ?? 0) - (payload.iat ?? 0), 900)
+    })
+  }
+
+  t.test('PKCE verifier mismatch → invalid_grant', async (t) => {
+    const { challenge } = pkcePair()
+    const { code } = await issueCode(server, clientId, user.id, challenge)
+    const { status, body } = await redeem(server, clientId, code, pkcePair().verifier)
+    t.equal(status, 400)
+    t.equal(body.error, 'invalid_grant')
+  })
+
+  t.test('a verifier for a code issued without a challenge is rejected', async (t) => {
+    const { code } = await issueCode(server, clientId, user.id, undefined)
+    const { status, body } = await redeem(server, clientId, code, pkcePair().verifier)
+    t.equal(status, 400)
+    t.equal(body.error, 'invalid_grant')
+  })
+
+  t.test('10 concurrent redemptions of one code: exactly one wins', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code } = await issueCode(server, clientId, user.id, challenge)
+    const results = await Promise.all(Array.from({ length: 10 }, () => redeem(server, clientId, code, verifier)))
+    t.equal(results.filter((r) => r.status === 200).length, 1)
+    for (const r of results.filter((r) => r.status !== 200)) {
+      t.equal(r.status, 400)
+      t.equal(r.body.error, 'invalid_grant')
+      t.notOk('access_token' in r.body)
+    }
+  })
+
+  t.test('a replayed code revokes the grant', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(server, clientId, user.id, challenge)
+    t.equal((await redeem(server, clientId, code, verifier)).status, 200)
+    const replay = await redeem(server, clientId, code, verifier)
+    t.equal(replay.body.error, 'invalid_grant')
+    t.notOk(await grantExists(server, grantId))
+  })
+
+  t.test('revoking the JWT access token puts its jti on the denylist until exp', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(server, clientId, user.id, challenge)
+    const { body } = await redeem(server, clientId, code, verifier)
+    const { payload } = await jwtVerify(body.access_token, jwks)
+    t.equal(await revoke(server, clientId, body.access_token), 200)
+    const { rows } = await server.pool.query<{ jti: string, exp: number }>('SELECT jti, extract(epoch FROM expires_at)::int AS exp FROM oauth_revoked_tokens')
+    t.same(rows, [{ jti: payload.jti, exp: payload.exp }])
+    t.ok(await grantExists(server, grantId), 'revoking an access token keeps the grant')
+    const other = await registerClient(server)
+    await server.pool.query('DELETE FROM oauth_revoked_tokens')
+    t.equal(await revoke(server, other, body.access_token), 200, 'another client gets 200 too (RFC 7009)')
+    t.equal((await server.pool.query('SELECT 1 FROM oauth_revoked_tokens')).rowCount, 0, 'but revokes nothing')
+  })
+})
