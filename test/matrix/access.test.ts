@@ -29,7 +29,9 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
       VALUES (gen_random_uuid(), $1, 'Owned', 'owned-' || substr(md5(random()::text), 1, 12), '17.0', 'docker', 'running', 'odoo:17.0', 1024, 1000, 10, now(), now()) RETURNING id`,
     values: [admin.user.tenant_id]
   })
-  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: instance!.id }
+  const grant = `grant-${admin.user.id}`
+  await app.sql({ text: "INSERT INTO oidc_payloads (kind, id, payload) VALUES ('Grant', $1, $2)", values: [grant, JSON.stringify({ accountId: admin.user.id, clientId: 'matrix' })] })
+  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: instance!.id, grant }
 }
 
 /** The rows a request could change, as text, to compare before and after. */
@@ -40,7 +42,8 @@ async function snapshot (app: FastifyInstance, tenantId: string): Promise<string
     app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT count(*) AS n FROM activities WHERE tenant_id = $1', values: [tenantId] }),
     app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] })
+    app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] }),
+    app.sql({ text: "SELECT id FROM oidc_payloads WHERE kind = 'Grant' AND payload->>'accountId' IN (SELECT id::text FROM users WHERE tenant_id = $1) ORDER BY id", values: [tenantId] })
   ])
   return JSON.stringify(rows)
 }

@@ -4,7 +4,7 @@
  * new route cannot skip the cross-tenant and role checks.
  */
 export type Access = 'public' | 'member' | 'admin' | 'operator'
-export type Resource = 'user' | 'ticket' | 'invitation' | 'instance'
+export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant'
 
 export interface RouteSpec {
   access: Access
@@ -28,6 +28,12 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /health/ready': { access: 'public' },
   // Signed by the payment provider instead of a portal token (test/routes/api/payments).
   'POST /api/payments/webhook/:provider': { access: 'public' },
+  // Guarded by X-OAuth-Handoff-Secret instead of a portal token (test/routes/api/oauth/handoff.test.ts).
+  'POST /api/oauth/handoff/consume': { access: 'public' },
+  'GET /.well-known/oauth-protected-resource': { access: 'public' },
+  'GET /.well-known/oauth-protected-resource/api/mcp': { access: 'public' },
+  'GET /login': { access: 'public' },
+  'POST /login': { access: 'public' },
 
   'GET /api/me': { access: 'member' },
   'POST /api/logout': { access: 'member' },
@@ -48,6 +54,9 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/:id/start': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/stop': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/restart': { access: 'member', resource: 'instance' },
+  'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
+  'GET /api/oauth/grants': { access: 'member' },
+  'DELETE /api/oauth/grants/:id': { access: 'member', resource: 'grant' },
 
   'POST /api/users/create': { access: 'admin', body: { email: 'matrix-created@example.com', name: 'Matrix', password: 'a long enough password' } },
   'DELETE /api/users/:id': { access: 'admin', resource: 'user' },

@@ -1,0 +1,72 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor, UserActor } from '../../../lib/actor.ts'
+import type { Sql } from '../../../lib/sql.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { DELETE_GRANT, FIND_GRANT, LIST_GRANTS, type GrantRow } from './grants.queries.ts'
+import { GrantNotFound } from './oauth.errors.ts'
+
+export interface GrantView {
+  id: string
+  client_id: string
+  client_name: string
+  created_at: string | null
+  last_used_at: string | null
+}
+
+const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
+
+function toGrantView (row: GrantRow): GrantView {
+  const clientId = row.client_id ?? ''
+  return {
+    id: row.id,
+    client_id: clientId,
+    client_name: row.client_name ?? (clientId === '' ? 'Unknown agent' : clientId),
+    created_at: iso(row.created_at),
+    last_used_at: iso(row.last_used_at)
+  }
+}
+
+const who = (actor: Actor) => actor.kind === 'system' ? 'System' : actor.name
+
+/**
+ * The agents (OAuth grants) connected to a person's account. Grants belong to
+ * one user: another user's grant, in this tenant or any other, is "not found".
+ */
+export function createGrantsService ({ sql, activity }: { sql: Sql, activity: ActivityService }) {
+  return {
+    async list (actor: UserActor): Promise<GrantView[]> {
+      const rows = await sql<GrantRow>({ ...LIST_GRANTS, values: [actor.userId] })
+      return rows.map(toGrantView)
+    },
+
+    /** Disconnects an agent: the grant and every token and code issued under it. */
+    async revoke (em: EntityManager, actor: UserActor, grantId: string): Promise<void> {
+      await em.transactional(async (tx) => {
+        const [row] = await tx.execute<GrantRow[]>(FIND_GRANT, [actor.userId, grantId], 'all')
+        if (row === undefined) throw GrantNotFound()
+        await tx.execute(DELETE_GRANT, [grantId, grantId], 'run')
+        activity.record(tx, actor, {
+          type: 'oauth.grant_revoked',
+          title: `${who(actor)} disconnected ${toGrantView(row).client_name}`,
+          targetType: 'oauth_grant',
+          targetId: grantId.slice(0, 64)
+        })
+      })
+    },
+
+    /**
+     * For the auth server, when a person allows an agent: records
+     * `oauth.grant_created` in `tx` (call it inside the transaction that saves the grant).
+     */
+    recordConnected (tx: EntityManager, actor: Actor, clientName: string, grantId: string): void {
+      activity.record(tx, actor, {
+        type: 'oauth.grant_created',
+        title: `${who(actor)} connected ${clientName}`,
+        targetType: 'oauth_grant',
+        targetId: grantId.slice(0, 64)
+      })
+    }
+  }
+}
+
+export type GrantsService = ReturnType<typeof createGrantsService>

@@ -1,0 +1,31 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { responses } from '../../../schemas/common.ts'
+import { ProtectedResourceMetadata } from '../../../schemas/oauth.ts'
+
+/** RFC 9728 metadata for /api/mcp, at both places MCP clients look for it. */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const base = fastify.config.BASE_URL
+  const metadata = {
+    resource: `${base}/api/mcp`,
+    authorization_servers: [base],
+    scopes_supported: ['mcp'],
+    bearer_methods_supported: ['header']
+  }
+
+  for (const url of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp']) {
+    fastify.get(url, {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Protected resource metadata (RFC 9728)',
+        description: 'Public, with `Access-Control-Allow-Origin: *` (browser-based MCP clients read it).',
+        response: responses({ 200: ProtectedResourceMetadata })
+      }
+    }, async (_request, reply) => {
+      // Public and credential-free: any origin may read it, whatever CORS_ORIGINS allows for the API.
+      reply.header('access-control-allow-origin', '*')
+      return metadata
+    })
+  }
+}
+
+export default routes

@@ -1,0 +1,118 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { clientMeta } from '../../lib/client-meta.ts'
+import { normalizeEmail } from '../../lib/email.ts'
+import { isAppError } from '../../lib/errors.ts'
+import { toErrorBody } from '../../plugins/app/http/envelope.ts'
+import { responses } from '../../schemas/common.ts'
+import { HtmlPage, LoginForm, LoginPageQuery } from '../../schemas/oauth.ts'
+import { pageCsp } from '../../views/html.ts'
+import { renderLoginErrorPage, renderLoginPage, renderSignedInPage } from '../../views/login.ts'
+
+const MINUTE = 60_000
+/** Failures the person can fix by typing again: shown on the form, with the service's own message. */
+const FORM_ERRORS = new Set(['INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'TENANT_SUSPENDED'])
+
+const html = { content: { 'text/html': { schema: HtmlPage } } }
+
+/**
+ * The built-in login page (PORTAL_LOGIN_URL's default): signs a person in with
+ * the same service as POST /api/login and hands the authorization back to the
+ * auth server with a one-time code. It keeps no portal session open.
+ */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { auth, config } = fastify
+  const { handoff, loginCsrf } = fastify.oauth
+  const csp = pageCsp([new URL(config.BASE_URL).origin])
+
+  const loginUrl = (transaction: string | undefined) =>
+    transaction === undefined || transaction === '' ? '/login' : `/login?oauth_transaction=${encodeURIComponent(transaction)}`
+
+  const sendPage = (reply: FastifyReply, status: number, page: string) => reply.code(status).type('text/html; charset=utf-8').send(page)
+
+  function sendForm (reply: FastifyReply, status: number, input: { transaction?: string | undefined, error?: string, email?: string | undefined }) {
+    const { field, setCookie } = loginCsrf.issue()
+    reply.header('set-cookie', setCookie)
+    return sendPage(reply, status, renderLoginPage({ csrf: field, ...input }))
+  }
+
+  // On every answer of these routes, errors included: never framed, never cached.
+  fastify.addHook('onSend', async (_request, reply) => {
+    reply.header('x-frame-options', 'DENY')
+    reply.header('content-security-policy', csp)
+    reply.header('cache-control', 'no-store')
+  })
+
+  // A page, not the JSON envelope, for whatever goes wrong here (rate limits, malformed forms).
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, body } = toErrorBody(error)
+    if (status >= 500) request.log.error({ err: error }, 'login page failed')
+    const transaction = (request.query as { oauth_transaction?: string } | undefined)?.oauth_transaction ??
+      (request.body as { oauth_transaction?: string } | undefined)?.oauth_transaction
+    const title = status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'Cannot sign in'
+    return sendPage(reply, status, renderLoginErrorPage(title, body.message, loginUrl(typeof transaction === 'string' ? transaction : undefined)))
+  })
+
+  const limits = {
+    perIp: fastify.limitPerIp('login', { max: config.LOGIN_LIMIT_PER_IP, timeWindow: MINUTE }),
+    // Same counter names as POST /api/login: one budget, whichever door is used.
+    perAccount: fastify.limitBy({
+      name: 'login:account',
+      max: config.LOGIN_LIMIT_PER_ACCOUNT,
+      timeWindowMs: 15 * MINUTE,
+      key: (request: FastifyRequest) => {
+        const value = (request.body as { email?: unknown } | undefined)?.email
+        return typeof value === 'string' ? normalizeEmail(value) : '-'
+      }
+    })
+  }
+
+  fastify.get('/login', {
+    schema: {
+      tags: ['oauth'],
+      summary: 'Built-in login page',
+      description: 'Server-rendered sign-in form (Email, Password, Sign in). The auth server sends people here with `?oauth_transaction=…` when an agent asks for access.',
+      querystring: LoginPageQuery,
+      response: responses({ 200: html })
+    }
+  }, async (request, reply) => sendForm(reply, 200, { transaction: request.query.oauth_transaction }))
+
+  fastify.post('/login', {
+    onRequest: limits.perIp,
+    preValidation: limits.perAccount,
+    schema: {
+      tags: ['oauth'],
+      summary: 'Sign in from the built-in login page',
+      description: 'Form post of the login page (CSRF-protected: 403 without the page\'s hidden field and cookie). Wrong credentials show the form again ' +
+        'with an error. With `oauth_transaction`, success answers 303 to `{BASE_URL}/oauth/handoff?oauth_transaction=…&handoff_code=…`. ' +
+        `Shares the limits of POST /api/login (${config.LOGIN_LIMIT_PER_IP} per minute per IP, ${config.LOGIN_LIMIT_PER_ACCOUNT} per 15 minutes per account).`,
+      consumes: ['application/x-www-form-urlencoded'],
+      body: LoginForm,
+      response: responses({ 200: html, 303: { description: 'On to the auth server with a handoff code', type: 'null' } }, [403, 413, 415, 429])
+    }
+  }, async (request, reply) => {
+    const { email, password, csrf, oauth_transaction: transaction } = request.body
+    if (!loginCsrf.verify(request.headers.cookie, csrf)) {
+      return sendPage(reply, 403, renderLoginErrorPage('Cannot sign in', 'This sign-in form has expired or was not opened on this site. Open it again and retry.', loginUrl(transaction)))
+    }
+    if (email === undefined || email.trim() === '' || password === undefined || password === '') {
+      return sendForm(reply, 200, { transaction, email, error: 'Enter your e-mail address and your password.' })
+    }
+    let token: string
+    try {
+      token = (await auth.login(request.em, { login: email, password }, clientMeta(request))).token
+    } catch (error) {
+      if (isAppError(error) && FORM_ERRORS.has(error.code)) return sendForm(reply, 200, { transaction, email, error: error.message })
+      throw error
+    }
+    const actor = await auth.authenticate(token)
+    request.scopeToTenant(actor.tenantId)
+    // The page only proves who the person is; the session login opened is not needed after this request.
+    await auth.logout(request.em, actor)
+    if (transaction === undefined || transaction === '') return sendPage(reply, 200, renderSignedInPage(actor.name))
+    const { redirect_url: redirectUrl } = await handoff.mint(actor, transaction)
+    return reply.code(303).header('location', redirectUrl).send()
+  })
+}
+
+export default routes
