@@ -8,6 +8,7 @@ import { resolveDatabase } from './database/resolve.ts'
 import { seedReferenceData } from './database/seed.ts'
 import { readOrCreateSecret } from './lib/secrets.ts'
 import { buildApp } from './app.ts'
+import { startAuthServerProcess, type AuthServerProcess } from './lib/auth-server-process.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -33,11 +34,18 @@ const applied = await runMigrations(orm, database.url)
 const jwtSecret = config.JWT_SECRET ?? await readOrCreateSecret(resolve(config.DATA_DIR, 'secrets', 'jwt-secret'))
 const seed = await seedReferenceData(orm, config)
 const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret }, orm })
+const authServer: AuthServerProcess | undefined = config.AUTH_SERVER_PROCESS
+  ? startAuthServerProcess({
+    env: { DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, AUTH_PORT: String(config.AUTH_PORT), DATA_DIR: config.DATA_DIR },
+    log: (message) => app.log.warn(message)
+  })
+  : undefined
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal }, 'shutting down')
   await app.close() // stops accepting, lets in-flight requests finish
+  await authServer?.stop()
   await orm.close()
   await database.stop()
 })
@@ -48,6 +56,8 @@ const lines = [
   '',
   `  ERP portal is running at ${config.BASE_URL}`,
   `  API docs:      ${config.BASE_URL}/docs  (OpenAPI: ${config.BASE_URL}/api/openapi.json)`,
+  `  Agents (MCP):  OAuth metadata at ${config.BASE_URL}/.well-known/oauth-authorization-server` +
+    (authServer === undefined ? ' (AUTH_SERVER_PROCESS=false: run `npm run auth` on its own)' : ' (auth server starting)'),
   `  Database:      ${database.embedded ? `embedded PostgreSQL, data in ${resolve(config.DATA_DIR, 'postgres')}` : 'DATABASE_URL'}` +
     (applied.length > 0 ? ` (applied ${applied.length} migration${applied.length > 1 ? 's' : ''})` : '')
 ]
@@ -58,3 +68,7 @@ if (seed.demoAdmin !== undefined) {
   lines.push(`  Demo login:    ${config.DEMO_ADMIN_EMAIL} (password shown on first start, or DEMO_ADMIN_PASSWORD)`)
 }
 console.log(lines.join('\n') + '\n')
+authServer?.listening.then(
+  (url) => { console.log(`  Auth server:   listening on ${url}, behind ${config.BASE_URL}\n`) },
+  (error: Error) => { app.log.error({ err: error }, 'the auth server did not start') }
+)

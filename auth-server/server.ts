@@ -73,16 +73,19 @@ if (import.meta.main) {
   const authServer = await startAuthServer({ config })
   console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
   let closing = false
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (closing) return
-      closing = true
-      const force = setTimeout(() => process.exit(1), 10_000)
-      force.unref()
-      authServer.close().then(() => process.exit(0), (error: Error) => {
-        console.error(error)
-        process.exit(1)
-      })
+  const shutdown = () => {
+    if (closing) return
+    closing = true
+    const force = setTimeout(() => process.exit(1), 10_000)
+    force.unref()
+    authServer.close().then(() => process.exit(0), (error: Error) => {
+      console.error(error)
+      process.exit(1)
     })
   }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, shutdown)
+  // Started by the portal (`npm start`): when the portal dies, even by SIGKILL, its
+  // IPC channel closes, and the auth server goes with it instead of holding the port.
+  process.on('disconnect', shutdown)
+  process.send?.({ listening: authServer.url })
 }

@@ -68,6 +68,7 @@ export const EnvSchema = Type.Object({
   INSTANCE_READY_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 3600, default: 300 }),
   RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   AUTH_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3001 }),
+  AUTH_SERVER_PROCESS: Type.Boolean({ default: true }),
   PORTAL_LOGIN_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   PORTAL_API_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
   HANDOFF_SECRET: Type.Optional(Type.String({ minLength: 32 })),

@@ -24,7 +24,8 @@ export interface Running {
 export function startServer (env: Record<string, string>): Running {
   const child = spawn(process.execPath, ['server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    // The auth server child would contend for AUTH_PORT across parallel tests: a test that wants it says so.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', AUTH_SERVER_PROCESS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
