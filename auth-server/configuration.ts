@@ -2,14 +2,14 @@ import type { AppConfig } from '../config/env.ts'
 import type { FindAccount } from './account.ts'
 import type { AdapterFactory } from './adapter.ts'
 import { clientMetadataPolicy, enforcePublicClient } from './client-policy.ts'
-import { interactionUrl } from './interactions.ts'
+import { interactionUrl, renderInteractionError } from './interactions.ts'
 import type { SigningKeys } from './keys.ts'
 import { rotateRefreshToken } from './refresh-grace.ts'
 import { resourceIndicatorsFeature } from './resource.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
-  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS'>
+  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET'>
 
 export interface ConfigurationDeps {
   config: AuthServerConfig
@@ -29,6 +29,7 @@ export const routes = {
 }
 
 const ONE_YEAR = 365 * 24 * 60 * 60
+const INTERACTION_TTL = 10 * 60
 
 /** oidc-provider's configuration object: public clients, PKCE S256, scope `mcp`, JWT access tokens. */
 export function buildConfiguration (deps: ConfigurationDeps): Record<string, unknown> {
@@ -64,7 +65,8 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
         signingKid: deps.keys.signingKid
       })
     },
-    interactions: { url: interactionUrl({ baseUrl: config.BASE_URL, portalLoginUrl: config.PORTAL_LOGIN_URL }) },
+    interactions: { url: interactionUrl({ baseUrl: config.BASE_URL, portalLoginUrl: config.PORTAL_LOGIN_URL, interactionTtlSeconds: INTERACTION_TTL }) },
+    renderError: renderInteractionError,
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed: (type: string) => boolean }) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken,
     // Tokens outlive the short browser session used to sign in and consent.
@@ -82,7 +84,7 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
       RefreshToken: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       // The connection's absolute lifetime; refresh tokens expire sooner when unused.
       Grant: ONE_YEAR,
-      Interaction: 10 * 60,
+      Interaction: INTERACTION_TTL,
       Session: 24 * 60 * 60
     }
   }

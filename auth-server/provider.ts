@@ -55,6 +55,15 @@ export function createProvider (deps: ProviderDeps): Provider {
   provider.use(normalizeAuthorizeResource(routes.authorization, mcpResource))
   provider.use(rewriteMetadata())
   provider.use(revokeJwtAccessTokens({ pool, issuer: config.BASE_URL, keys: keys.jwks.keys }))
-  provider.use(interactionRoutes())
+  provider.use(interactionRoutes({
+    provider,
+    pool,
+    baseUrl: config.BASE_URL,
+    jwtSecret: config.JWT_SECRET,
+    handoffSecret: config.HANDOFF_SECRET,
+    portalApiUrl: config.PORTAL_API_URL,
+    mcpResource,
+    authorizePath: routes.authorization
+  }))
   return provider
 }

@@ -1,0 +1,111 @@
+import type pg from 'pg'
+import type { KoaContextWithOIDC } from 'oidc-provider'
+import type Provider from 'oidc-provider'
+import type { ConsentCsrf } from './interactions-csrf.ts'
+import { isBoundTransaction, readForm, redirect303, sendError, sendExpired, sendPage } from './interactions-http.ts'
+import { findPerson, recordConnected, type ConsentPerson } from './interactions-records.ts'
+import { renderConsentPage } from './views/consent.ts'
+
+export interface ConsentDeps {
+  provider: Provider
+  pool: pg.Pool
+  csrf: ConsentCsrf
+  mcpResource: string
+  log: (message: string) => void
+}
+
+interface PendingConsent {
+  interaction: any
+  client: any
+  person: ConsentPerson
+}
+
+const TITLE = 'Cannot continue'
+const epoch = () => Math.floor(Date.now() / 1000)
+
+/** `GET` and `POST /oauth/consent?oauth_transaction=<uid>`: the person allows or denies the agent. */
+export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }: ConsentDeps) {
+  /** The consent transaction `uid` of this browser, with its client and person; answers the page itself when there is none. */
+  async function load (ctx: KoaContextWithOIDC, uid: unknown): Promise<PendingConsent | undefined> {
+    if (typeof uid !== 'string' || uid === '') return void sendExpired(ctx)
+    if (!isBoundTransaction(ctx, uid)) {
+      return void sendError(ctx, 400, TITLE, 'This request was started in another browser, or has expired. Start again from your agent, in this browser.')
+    }
+    const interaction = await provider.Interaction.find(uid)
+    const accountId = interaction?.session?.accountId
+    if (interaction === undefined || interaction.prompt?.name !== 'consent' || typeof accountId !== 'string') return void sendExpired(ctx)
+    const client = await provider.Client.find(interaction.params?.client_id)
+    const remembered = interaction.lastSubmission?.person as ConsentPerson | undefined
+    const person = remembered?.id === accountId ? remembered : await findPerson(pool, accountId)
+    if (client === undefined || person === undefined) return void sendExpired(ctx)
+    return { interaction, client, person }
+  }
+
+  async function show (ctx: KoaContextWithOIDC): Promise<void> {
+    const pending = await load(ctx, ctx.query.oauth_transaction)
+    if (pending === undefined) return
+    const { interaction, client, person } = pending
+    sendPage(ctx, 200, renderConsentPage({
+      transaction: interaction.uid,
+      csrf: csrf.token(interaction.uid),
+      clientName: clientName(client),
+      redirectHost: redirectHost(interaction.params?.redirect_uri),
+      person: { name: person.name, email: person.email, tenantName: person.tenantName }
+    }))
+  }
+
+  async function decide (ctx: KoaContextWithOIDC): Promise<void> {
+    const form = await readForm(ctx)
+    if (form === undefined) return sendError(ctx, 400, TITLE, 'This form could not be read. Start again from your agent.')
+    const uid = form.get('oauth_transaction') ?? ''
+    if (!csrf.verify(uid, form.get('csrf'))) {
+      return sendError(ctx, 403, TITLE, 'This form has expired or was not opened on this site. Start again from your agent.')
+    }
+    const decision = form.get('decision')
+    if (decision !== 'allow' && decision !== 'deny') return sendError(ctx, 400, TITLE, 'Choose Allow or Deny.')
+    const pending = await load(ctx, uid)
+    if (pending === undefined) return
+    const { interaction, client, person } = pending
+
+    if (decision === 'deny') {
+      interaction.result = { error: 'access_denied', error_description: 'The person declined' }
+    } else {
+      const grantId = await saveGrant(interaction, person.id, client.clientId)
+      interaction.result = { consent: { grantId } }
+      if (interaction.grantId === undefined) {
+        // The grant stands even if the feed entry cannot be written.
+        await recordConnected(pool, person, clientName(client), grantId)
+          .catch((error: Error) => log(`oauth consent: activity not recorded: ${error.message}`))
+      }
+    }
+    const ttl = interaction.exp - epoch()
+    if (ttl <= 0) return sendExpired(ctx)
+    await interaction.save(ttl)
+    redirect303(ctx, interaction.returnTo as string)
+  }
+
+  /** A new grant, or the session's existing one for this client, with whatever the request is missing plus `mcp` on the MCP resource. */
+  async function saveGrant (interaction: any, accountId: string, clientId: string): Promise<string> {
+    const existing = interaction.grantId === undefined ? undefined : await provider.Grant.find(interaction.grantId)
+    const grant = existing ?? new provider.Grant({ accountId, clientId })
+    const details = interaction.prompt?.details ?? {}
+    if (Array.isArray(details.missingOIDCScope)) grant.addOIDCScope(details.missingOIDCScope.join(' '))
+    if (Array.isArray(details.missingOIDCClaims)) grant.addOIDCClaims(details.missingOIDCClaims)
+    grant.addResourceScope(mcpResource, 'mcp')
+    return await grant.save() as string
+  }
+
+  return { show, decide }
+}
+
+function clientName (client: any): string {
+  return typeof client.clientName === 'string' && client.clientName !== '' ? client.clientName : client.clientId
+}
+
+function redirectHost (redirectUri: unknown): string {
+  try {
+    return new URL(String(redirectUri)).host
+  } catch {
+    return 'an unknown address'
+  }
+}
