@@ -14,6 +14,8 @@ interface ProxiedRoute {
   cors?: boolean
   /** Answers a redirect or an HTML page rather than JSON. */
   browser?: boolean
+  /** Requests per minute per client IP (token and registration endpoints). */
+  perMinute?: number
 }
 
 /**
@@ -25,10 +27,10 @@ const ROUTES: ProxiedRoute[] = [
   { methods: ['GET'], url: '/.well-known/oauth-authorization-server', summary: 'Authorization server metadata (RFC 8414)', cors: true },
   { methods: ['GET'], url: '/.well-known/openid-configuration', summary: 'Discovery document (the same metadata)', cors: true },
   { methods: ['GET'], url: '/.well-known/jwks.json', summary: 'Public keys that sign access tokens (RFC 7517)', cors: true },
-  { methods: ['POST'], url: '/api/oauth/register', summary: 'Register a public client (RFC 7591); no secret is issued', cors: true },
+  { methods: ['POST'], url: '/api/oauth/register', summary: 'Register a public client (RFC 7591); no secret is issued', cors: true, perMinute: 20 },
   { methods: ['GET', 'POST'], url: '/oauth/authorize', summary: 'Authorization endpoint (code + PKCE S256)', browser: true },
   { methods: ['GET'], url: '/oauth/authorize/:uid', summary: 'Resumes an authorization after sign-in or consent', browser: true },
-  { methods: ['POST'], url: '/oauth/token', summary: 'Token endpoint (form-encoded): authorization_code and refresh_token grants', cors: true },
+  { methods: ['POST'], url: '/oauth/token', summary: 'Token endpoint (form-encoded): authorization_code and refresh_token grants', cors: true, perMinute: 120 },
   { methods: ['POST'], url: '/oauth/revoke', summary: 'Revoke an access or refresh token (RFC 7009)', cors: true },
   { methods: ['GET'], url: '/oauth/handoff', summary: 'Finishes the portal sign-in handoff (oauth_transaction, handoff_code)', browser: true },
   { methods: ['GET', 'POST'], url: '/oauth/consent', summary: 'The consent page (Allow / Deny)', browser: true }
@@ -65,15 +67,18 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   for (const route of ROUTES) {
     const success = route.browser === true ? { 200: Redirect, 303: Redirect } : { 200: OAuthDocument, 201: OAuthDocument }
     const methods: HTTPMethods[] = route.cors === true ? [...route.methods, 'OPTIONS'] : route.methods
+    const limited = route.perMinute === undefined ? undefined : fastify.limitPerIp(`oauth${route.url}`, { max: route.perMinute, timeWindow: 60_000 })
     fastify.route({
       method: methods,
       url: route.url,
       config: { auth: 'none' },
+      // Preflights are free: only the calls themselves count.
+      onRequest: limited === undefined ? [] : [async (request, reply) => { if (request.method !== 'OPTIONS') await limited.call(fastify, request, reply) }],
       schema: {
         tags: ['oauth'],
         summary: route.summary,
         description: 'Served by the authorization server process (auth-server/); the portal forwards it.',
-        response: { ...success, 400: OAuthError, 401: OAuthError, 502: { $ref: 'ErrorEnvelope' } }
+        response: { ...success, 400: OAuthError, 401: OAuthError, ...(limited === undefined ? {} : { 429: { $ref: 'ErrorEnvelope' } }), 502: { $ref: 'ErrorEnvelope' } }
       },
       handler: proxy
     })

@@ -64,3 +64,15 @@ t.test('without the authorization server: 502 in the portal envelope, never a ha
   t.equal(response.statusCode, 502)
   t.equal(response.json().error.code, 'AUTH_SERVER_UNAVAILABLE')
 })
+
+t.test('the token and registration endpoints are rate-limited per client IP (429 with Retry-After)', async (t) => {
+  const app = await portalInFrontOf(t, await freePort())
+  let last
+  for (let i = 0; i < 21; i++) {
+    last = await app.inject({ method: 'POST', url: '/api/oauth/register', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: '10.77.0.1' })
+  }
+  t.equal(last!.statusCode, 429, 'the 21st registration in a minute')
+  t.ok(last!.headers['retry-after'])
+  const other = await app.inject({ method: 'POST', url: '/api/oauth/register', headers: { 'content-type': 'application/json' }, payload: '{}', remoteAddress: '10.77.0.2' })
+  t.equal(other.statusCode, 502, 'another client is not limited (and reaches the proxy)')
+})
