@@ -6,7 +6,7 @@ import { createOrmConfig } from './mikro-orm.config.ts'
 import { runMigrations } from './database/migrate.ts'
 import { resolveDatabase } from './database/resolve.ts'
 import { seedReferenceData } from './database/seed.ts'
-import { readOrCreateSecret } from './lib/secrets.ts'
+import { resolveJwtSecret } from './lib/secrets.ts'
 import { buildApp } from './app.ts'
 import { startAuthServerProcess, type AuthServerProcess } from './lib/auth-server-process.ts'
 
@@ -31,7 +31,7 @@ try {
 const database = await resolveDatabase(config)
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
 const applied = await runMigrations(orm, database.url)
-const jwtSecret = config.JWT_SECRET ?? await readOrCreateSecret(resolve(config.DATA_DIR, 'secrets', 'jwt-secret'))
+const jwtSecret = await resolveJwtSecret(config)
 const seed = await seedReferenceData(orm, config)
 const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret }, orm })
 const authServer: AuthServerProcess | undefined = config.AUTH_SERVER_PROCESS

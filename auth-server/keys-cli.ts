@@ -9,7 +9,7 @@
  * Running auth servers read the keys at start: restart them after each step.
  */
 import { loadConfig } from '../config/env.ts'
-import { resolveJwtSecret } from './jwt-secret.ts'
+import { resolveJwtSecret } from '../lib/secrets.ts'
 import { createSigningKeyStore } from './keys.ts'
 
 export async function runKeysCli (argv: string[], log: (line: string) => void = console.log): Promise<number> {

@@ -10,7 +10,7 @@ import pg from 'pg'
 import { loadConfig, type AppConfig } from '../config/env.ts'
 import { createFindAccount } from './account.ts'
 import { cleanupExpired } from './adapter.ts'
-import { resolveJwtSecret } from './jwt-secret.ts'
+import { resolveJwtSecret } from '../lib/secrets.ts'
 import { createSigningKeyStore } from './keys.ts'
 import { createProvider } from './provider.ts'
 

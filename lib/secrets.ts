@@ -1,6 +1,6 @@
 import { hkdfSync, randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 
 /**
  * Reads a secret kept under DATA_DIR/secrets, creating it (mode 0600) on first
@@ -31,4 +31,9 @@ export async function readOrCreateSecret (file: string, bytes = 32): Promise<str
  */
 export function deriveKey (rootSecret: string, purpose: string, bytes = 32): Buffer {
   return Buffer.from(hkdfSync('sha256', rootSecret, Buffer.alloc(0), purpose, bytes))
+}
+
+/** JWT_SECRET, or the one generated under DATA_DIR on first start (the portal and the auth server agree on it). */
+export async function resolveJwtSecret (config: { JWT_SECRET?: string, DATA_DIR: string }): Promise<string> {
+  return config.JWT_SECRET ?? await readOrCreateSecret(resolve(config.DATA_DIR, 'secrets', 'jwt-secret'))
 }

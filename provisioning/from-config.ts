@@ -10,7 +10,7 @@ export interface Provisioning {
   backends: Partial<Record<BackendName, ProvisioningBackend>>
   /** Why an enabled backend could not be set up, and how to set it up. */
   notConfigured: Partial<Record<BackendName, string>>
-  databases: ErpDatabases & { location: string }
+  databases: ErpDatabases & { host: string, port: number }
   close: () => Promise<void>
 }
 
@@ -30,7 +30,6 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
   // A container reaches the host's PostgreSQL through the Docker host alias, not loopback.
   const instanceHost = config.ERP_DATABASE_HOST ?? (usesDocker && LOOPBACK.has(admin.hostname) ? 'host.docker.internal' : undefined)
   const erp = createErpDatabases({ adminUrl, instanceHost, passwordKey: deriveKey(config.JWT_SECRET ?? '', 'erp-database-passwords') })
-  const location = `${instanceHost ?? admin.hostname}:${admin.port === '' ? 5432 : admin.port}`
 
   const backends: Provisioning['backends'] = {}
   const notConfigured: Provisioning['notConfigured'] = {}
@@ -73,7 +72,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
   return {
     backends,
     notConfigured,
-    databases: Object.assign(erp, { location }),
+    databases: Object.assign(erp, { host: instanceHost ?? admin.hostname, port: admin.port === '' ? 5432 : Number(admin.port) }),
     close: async () => { await erp.close() }
   }
 }

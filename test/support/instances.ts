@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { dockerClient, testImage } from './docker/engine.ts'
 import { bearer } from './accounts.ts'
+import { erpDatabaseNames } from '../../provisioning/erp-database.ts'
 
 /** The image template tests run instances with: the stand-in image, tagged once per ERP version. */
 export const TEST_IMAGE_TEMPLATE = 'erp-test-erp:{version}'
@@ -49,7 +50,7 @@ export async function cleanupInstances (databaseUrl: string): Promise<void> {
     for (const { id, subdomain } of rows) {
       await docker.getContainer(`erp-${subdomain}`).remove({ force: true, v: true }).catch(() => {})
       await docker.getVolume(`erp-${subdomain}-data`).remove().catch(() => {})
-      const name = `erp_${id.replaceAll('-', '')}`
+      const name = erpDatabaseNames(id).database
       await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`).catch(() => {})
       await client.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`).catch(() => {})
     }

@@ -50,7 +50,6 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
   async function specOf (em: EntityManager, instance: Instance, withDatabase: boolean): Promise<InstanceSpec> {
     const tenant = instance.tenant
     const names = databases.namesFor(instance.id)
-    const [host = '', port = '5432'] = databases.location.split(':')
     return {
       instanceId: instance.id,
       tenantId: tenant.id,
@@ -61,7 +60,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
       resources: { memoryMb: instance.memoryMb, cpuMillicores: instance.cpuMillicores, storageGb: instance.storageGb, workers: instance.workers },
       database: withDatabase
         ? await databases.ensure(instance.id)
-        : { host, port: Number(port), name: names.database, user: names.role, password: '' }
+        : { host: databases.host, port: databases.port, name: names.database, user: names.role, password: '' }
     }
   }
 

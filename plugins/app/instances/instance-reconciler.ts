@@ -4,7 +4,7 @@ import type { SystemActor } from '../../../lib/actor.ts'
 import { createPeriodicJob } from '../../../lib/periodic-job.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
-import type { Observation, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { Observation } from '../../../provisioning/backend.ts'
 import type { BackendRegistry } from './backend-registry.ts'
 import type { InstanceState } from './instance.entity.ts'
 import { STEADY_INSTANCES, type SteadyInstanceRow } from './instance.queries.ts'
@@ -53,10 +53,6 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, inte
   intervalMs: number
   log: FastifyBaseLogger
 }) {
-  async function observeAll (backend: ProvisioningBackend, rows: SteadyInstanceRow[]): Promise<Map<string, Observation>> {
-    return backend.observeAll([...new Set(rows.map((row) => row.tenant_subdomain))])
-  }
-
   async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
     const fix = correction(row.state, seen)
     if (fix === undefined) return false
@@ -78,7 +74,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, inte
       if (mine.length === 0) continue
       let seen: Map<string, Observation>
       try {
-        seen = await observeAll(backend, mine)
+        seen = await backend.observeAll([...new Set(mine.map((row) => row.tenant_subdomain))])
       } catch (error) {
         result.unreachable.push(backend.name)
         log.warn({ err: error, backend: backend.name }, 'Reconciler could not ask the backend; instances left as recorded')

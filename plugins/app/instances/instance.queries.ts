@@ -16,13 +16,7 @@ ORDER BY created_at DESC, id`
 const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at`
 
-/** One primary-key lookup, no backend call (MCP and other callers with an actor). */
-export const INSTANCE_STATUS: TenantStatement = {
-  name: 'instances-status',
-  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2`
-}
-
-/** The same, inside the token check (`auth.authenticateWith`): the polling route's one round trip. */
+/** For polling: one primary-key lookup inside the token check (`auth.authenticateWith`), no backend call. */
 export const INSTANCE_STATUS_INLINE: InlineRead = {
   name: 'instances-status-inline',
   text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = auth.tenant_id AND id = $4::uuid`

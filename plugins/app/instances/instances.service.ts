@@ -14,7 +14,7 @@ import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance } from './instance.entity.ts'
 import { checkInstanceInput, type NewInstanceInput } from './instance-input.ts'
-import { INSTANCE_STATUS, INSTANCE_STATUS_INLINE, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
+import { INSTANCE_STATUS_INLINE, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
 import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
@@ -56,10 +56,11 @@ export function createInstancesService (deps: InstancesServiceDeps) {
 
   async function detail (instance: Instance): Promise<InstanceDetailView> {
     const sizes = await databases.sizes([instance.id]).catch(() => new Map<string, number>())
+    const { database } = databases.namesFor(instance.id)
     return toInstanceDetail(instance, {
       domain: instancesDomain,
-      databaseName: databases.namesFor(instance.id).database,
-      databaseLocation: `${databases.location}/${databases.namesFor(instance.id).database}`,
+      databaseName: database,
+      databaseLocation: `${databases.host}:${databases.port}/${database}`,
       databaseBytes: sizes.get(instance.id)
     })
   }
@@ -79,13 +80,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       return detail(await load(em, id))
     },
 
-    async status (actor: Actor, id: string): Promise<InstanceStatusView> {
-      const [row] = await tenantSql(sql, actor.tenantId)<InstanceStatusRow>(INSTANCE_STATUS, [id])
-      if (row === undefined) throw InstanceNotFound()
-      return toInstanceStatus(row)
-    },
-
-    /** The same for a bearer token, checked in the same statement: one round trip per poll. */
+    /** For polling: the bearer token is checked in the same statement as the read, one round trip. */
     async pollStatus (token: string, id: string): Promise<InstanceStatusView> {
       const { row } = await deps.authenticateWith<InstanceStatusRow>(token, INSTANCE_STATUS_INLINE, [id])
       if (row === undefined) throw InstanceNotFound()
