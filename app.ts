@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
 import { toErrorBody } from './plugins/app/http/envelope.ts'
+import mcp from './mcp/index.ts'
 
 export interface AppOptions {
   config: AppConfig
@@ -50,5 +51,6 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
   await app.register(autoload, { dir: here('./plugins/external'), options, ignorePattern: NOT_PLUGINS })
   await app.register(autoload, { dir: here('./plugins/app'), options, ignorePattern: NOT_PLUGINS, maxDepth: 1 })
   await app.register(autoload, { dir: here('./routes'), options, ignorePattern: NOT_PLUGINS, dirNameRoutePrefix: false })
+  await app.register(mcp)
   return app
 }

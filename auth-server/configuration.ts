@@ -71,12 +71,14 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     rotateRefreshToken,
     // Tokens outlive the short browser session used to sign in and consent.
     expiresWithSession: async () => false,
-    extraTokenClaims: async (ctx: unknown, token: { kind: string, accountId?: string }) => {
+    // grant_id lets /api/mcp refuse the tokens of a disconnected agent (its grant is gone) in the same query as the user check.
+    extraTokenClaims: async (ctx: unknown, token: { kind: string, accountId?: string, grantId?: string }) => {
       if (token.kind !== 'AccessToken' || token.accountId === undefined) return undefined
+      const grant = token.grantId === undefined ? {} : { grant_id: token.grantId }
       const account = await findAccount(ctx, token.accountId)
-      if (account === undefined) return undefined
+      if (account === undefined) return grant
       const { email, name } = await account.claims()
-      return { ...(email === undefined ? {} : { email }), ...(name === undefined ? {} : { name }) }
+      return { ...grant, ...(email === undefined ? {} : { email }), ...(name === undefined ? {} : { name }) }
     },
     ttl: {
       AccessToken: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

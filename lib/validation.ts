@@ -25,3 +25,11 @@ export function createValidatorCompiler (sharedSchemas: () => Record<string, unk
     return validate as ReturnType<FastifySchemaCompiler<FastifySchema>>
   }
 }
+
+let typedJson: Ajv | undefined
+
+/** A validator for JSON that arrived typed (MCP tool arguments): the same rules as request bodies. */
+export function compileJsonValidator (schema: object): ValidateFunction {
+  typedJson ??= newAjv(false)
+  return typedJson.compile(schema)
+}

@@ -23,15 +23,28 @@ export default fp(async (fastify) => {
       servers: [{ url: fastify.config.BASE_URL }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /api/login or /api/signup' }
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /api/login or /api/signup' },
+          mcpOAuth: {
+            type: 'oauth2',
+            description: 'For /api/mcp: an access token from this service\'s OAuth 2.1 authorization server (public clients, PKCE S256)',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${fastify.config.BASE_URL}/oauth/authorize`,
+                tokenUrl: `${fastify.config.BASE_URL}/oauth/token`,
+                refreshUrl: `${fastify.config.BASE_URL}/oauth/token`,
+                scopes: { mcp: 'Act for the signed-in person in their company through MCP tools' }
+              }
+            }
+          }
         }
       }
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const needsToken = takesPortalToken(authModeOf(url, route.config))
-      if (!needsToken || schema === undefined) return { schema, url }
-      return { schema: { ...schema, security: [{ bearerAuth: [] }] } as typeof schema, url }
+      const mode = authModeOf(url, route.config)
+      const security = mode === 'mcp' ? [{ mcpOAuth: ['mcp'] }] : takesPortalToken(mode) ? [{ bearerAuth: [] }] : undefined
+      if (security === undefined || schema === undefined) return { schema, url }
+      return { schema: { ...schema, security } as typeof schema, url }
     }
   })
 

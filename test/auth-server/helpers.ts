@@ -32,9 +32,9 @@ export async function tempDir (t: Teardown): Promise<string> {
   return dir
 }
 
-/** A real provider over real HTTP on 127.0.0.1, on a database of its own. */
+/** A real provider over real HTTP on 127.0.0.1, on a database of its own unless `env.DATABASE_URL` names one. */
 export async function startTestAuthServer (t: Teardown, env: Record<string, unknown> = {}): Promise<TestAuthServer> {
-  const databaseUrl = await createTestDatabase(t)
+  const databaseUrl = typeof env.DATABASE_URL === 'string' ? env.DATABASE_URL : await createTestDatabase(t)
   const dataDir = await tempDir(t)
   const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL, DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), ...env })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 })

@@ -64,6 +64,21 @@ t.test('without a token, every member and admin route answers 401', async (t) =>
   }
 })
 
+t.test('agent routes refuse a missing token and a portal token with the OAuth challenge', async (t) => {
+  const { app } = await build(t)
+  const person = await signup(app)
+  for (const [key, spec] of Object.entries(ROUTES)) {
+    if (spec.access !== 'agent') continue
+    const base = request(key, undefined)
+    const anonymous = await app.inject(base)
+    t.equal(anonymous.statusCode, 401, `${key} without a token`)
+    t.match(anonymous.headers['www-authenticate'], /^Bearer resource_metadata="[^"]+", scope="mcp"$/, key)
+    const portal = await app.inject({ ...base, headers: bearer(person.token) })
+    t.equal(portal.statusCode, 401, `${key} with a portal token`)
+    t.match(portal.headers['www-authenticate'], /^Bearer error="invalid_token", /, key)
+  }
+})
+
 t.test('role matrix: a user on every admin route gets 403 and changes nothing', async (t) => {
   const { app } = await build(t)
   const admin = await signup(app)

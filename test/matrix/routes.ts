@@ -3,7 +3,8 @@
  * that is registered but not listed here (or listed but gone) fails them, so a
  * new route cannot skip the cross-tenant and role checks.
  */
-export type Access = 'public' | 'member' | 'admin' | 'operator'
+/** `agent`: an OAuth access token from our authorization server, never a portal token (test/mcp). */
+export type Access = 'public' | 'member' | 'admin' | 'operator' | 'agent'
 export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant'
 
 export interface RouteSpec {
@@ -17,6 +18,9 @@ export interface RouteSpec {
 const inviteBody = { email: 'matrix-invitee@example.com', name: 'Matrix Invitee', role: 'user' }
 
 export const ROUTES: Record<string, RouteSpec> = {
+  'POST /api/mcp': { access: 'agent', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+  'GET /api/mcp': { access: 'agent' },
+  'DELETE /api/mcp': { access: 'agent' },
   'POST /api/signup': { access: 'public' },
   'POST /api/login': { access: 'public' },
   'GET /api/modules': { access: 'public' },

@@ -12,6 +12,7 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
   const doc = response.json()
   t.equal(doc.openapi, '3.1.0')
   t.ok(doc.components.securitySchemes.bearerAuth, 'bearer scheme declared')
+  t.same(Object.keys(doc.components.securitySchemes.mcpOAuth.flows.authorizationCode.scopes), ['mcp'], 'the MCP OAuth scheme and its one scope')
 
   const apiRoutes = app.routeTable.filter((route) => !isDocsAsset(route.url) && route.schema?.hide !== true)
   t.ok(apiRoutes.length >= 6, `walked ${apiRoutes.length} routes`)
@@ -20,7 +21,8 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
       if (method === 'HEAD') continue
       const label = `${method} ${route.url}`
       const statuses = Object.keys((route.schema?.response ?? {}) as object)
-      t.ok(statuses.some((s) => /^2\d\d$/.test(s)), `${label} has a success response schema`)
+      // A method a path documents only to refuse (GET and DELETE of the stateless MCP endpoint) answers 405.
+      t.ok(statuses.some((s) => /^2\d\d$/.test(s)) || statuses.includes('405'), `${label} has a success response schema`)
       t.ok(statuses.some((s) => /^4\d\d$/.test(s)), `${label} documents its error envelope`)
 
       const path = route.url.replace(/:(\w+)/g, '{$1}')
@@ -28,8 +30,9 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
       t.ok(operation, `${label} is in the OpenAPI document`)
       if (operation === undefined) continue
       t.ok(operation.tags?.length > 0, `${label} has a tag`)
-      const needsToken = takesPortalToken(authModeOf(route.url, route.config as { auth?: AuthMode }))
-      t.equal(Boolean(operation.security), needsToken, `${label} security requirement matches its auth mode`)
+      const mode = authModeOf(route.url, route.config as { auth?: AuthMode })
+      const expected = mode === 'mcp' ? [{ mcpOAuth: ['mcp'] }] : takesPortalToken(mode) ? [{ bearerAuth: [] }] : undefined
+      t.same(operation.security, expected, `${label} security requirement matches its auth mode`)
     }
   }
 })

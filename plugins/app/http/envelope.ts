@@ -1,5 +1,7 @@
 import type { FastifyError } from 'fastify'
-import { isAppError } from '../../../lib/errors.ts'
+import { defineError, isAppError } from '../../../lib/errors.ts'
+
+export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
 
 export interface ErrorBody {
   code: string

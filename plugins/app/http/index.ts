@@ -1,10 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, RouteOptions } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
-import { findNonFiniteNumber, findNulCharacter, toErrorBody } from './envelope.ts'
+import { findNonFiniteNumber, findNulCharacter, InvalidCharacter, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
 
-const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
 const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
 
 export interface RegisteredRoute {
@@ -35,6 +34,8 @@ export default fp(async (fastify) => {
   })
 
   fastify.addHook('preValidation', async (request) => {
+    // The MCP endpoint answers bad input itself, as JSON-RPC errors or tool errors (mcp/tool-registry.ts).
+    if (request.routeOptions.config.auth === 'mcp') return
     for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
       const field = findNulCharacter(value)
       if (field !== undefined) throw InvalidCharacter(`The ${part} contains a NUL character (in ${field})`, { fields: [{ field, in: part, message: 'must not contain U+0000' }] })

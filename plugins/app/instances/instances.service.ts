@@ -14,7 +14,7 @@ import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance } from './instance.entity.ts'
 import { checkInstanceInput, type NewInstanceInput } from './instance-input.ts'
-import { INSTANCE_STATUS_INLINE, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
+import { INSTANCE_STATUS, INSTANCE_STATUS_INLINE, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
 import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
@@ -78,6 +78,13 @@ export function createInstancesService (deps: InstancesServiceDeps) {
 
     async get (em: EntityManager, _actor: Actor, id: string): Promise<InstanceDetailView> {
       return detail(await load(em, id))
+    },
+
+    /** The state alone, no backend call (MCP `get_instance_status`). */
+    async status (actor: Actor, id: string): Promise<InstanceStatusView> {
+      const [row] = await tenantSql(sql, actor.tenantId)<InstanceStatusRow>(INSTANCE_STATUS, [id])
+      if (row === undefined) throw InstanceNotFound()
+      return toInstanceStatus(row)
     },
 
     /** For polling: the bearer token is checked in the same statement as the read, one round trip. */

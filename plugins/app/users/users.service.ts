@@ -49,10 +49,19 @@ export function createUsersService ({ activity, limits }: { activity: ActivitySe
     return user
   }
 
+  async function list (em: EntityManager): Promise<UserView[]> {
+    const users = await em.find(User, {}, { orderBy: { active: 'desc', name: 'asc' } })
+    return users.map(toUserView)
+  }
+
   return {
-    async list (em: EntityManager): Promise<UserView[]> {
-      const users = await em.find(User, {}, { orderBy: { active: 'desc', name: 'asc' } })
-      return users.map(toUserView)
+    /** Any member may see the roster in the portal. */
+    list,
+
+    /** The roster for agents, whose team tools are admin-only (MCP `list_users`). */
+    async listAsAdmin (em: EntityManager, actor: UserActor): Promise<UserView[]> {
+      requireAdmin(actor, 'list the team through an agent')
+      return list(em)
     },
 
     async create (em: EntityManager, actor: UserActor, input: { email: string, name: string, password: string }): Promise<UserView> {

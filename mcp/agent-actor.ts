@@ -1,0 +1,50 @@
+import type { UserActor } from '../lib/actor.ts'
+import type { Sql } from '../lib/sql.ts'
+import type { AccessTokenClaims } from './access-token.ts'
+
+/**
+ * One statement per MCP request, after the signature check: the person behind
+ * `sub` is still an active user of an active company (tenant and role come from
+ * here, never from the token), the grant the token was issued under still
+ * exists for this person and client (a disconnected agent, a revoked refresh
+ * token or a detected reuse deletes it), and the token's `jti` is not on the
+ * revocation denylist. Prepared once per connection.
+ */
+const AUTHENTICATE_AGENT = {
+  name: 'mcp-authenticate-agent',
+  text: `
+SELECT u.id, u.tenant_id, u.email, u.name, u.role, c.payload->>'client_name' AS client_name
+FROM users u
+JOIN tenants t ON t.id = u.tenant_id
+JOIN oidc_payloads g ON g.kind = 'Grant' AND g.id = $2
+  AND g.payload->>'accountId' = $1 AND g.payload->>'clientId' = $3
+  AND (g.expires_at IS NULL OR g.expires_at > now())
+LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = $3
+WHERE u.id = $1::uuid AND u.active AND t.status = 'active'
+  AND NOT EXISTS (SELECT 1 FROM oauth_revoked_tokens r WHERE r.jti = $4)`
+}
+
+interface AgentRow {
+  id: string
+  tenant_id: string
+  email: string
+  name: string
+  role: UserActor['role']
+  client_name: string | null
+}
+
+/** The agent acting for its person, or undefined when the token no longer stands for anyone. */
+export async function findAgentActor (sql: Sql, claims: AccessTokenClaims): Promise<UserActor | undefined> {
+  const [row] = await sql<AgentRow>({ ...AUTHENTICATE_AGENT, values: [claims.sub, claims.grantId, claims.clientId, claims.jti] })
+  if (row === undefined) return undefined
+  return {
+    kind: 'agent',
+    userId: row.id,
+    tenantId: row.tenant_id,
+    role: row.role,
+    email: row.email,
+    name: row.name,
+    sessionId: claims.grantId,
+    clientName: (row.client_name ?? claims.clientId).slice(0, 100)
+  }
+}

@@ -1,0 +1,27 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolRegistry } from './tool-registry.ts'
+import type { ToolContext } from './tools/tool.ts'
+
+export const SERVER_INFO = { name: 'erp-portal', title: 'Hosted ERP portal', version: '1.0.0' }
+
+const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, acting for the person who connected this ' +
+  'agent, with their role. Start with whoami. Instance changes are queued: poll get_instance_status. Errors come back ' +
+  'as tool results with isError and a stable code (NOT_FOUND, FORBIDDEN, VALIDATION_FAILED, …) and message.'
+
+/**
+ * The SDK server for one request (stateless Streamable HTTP): created per
+ * request because a server holds one transport, but cheap, since the tools are
+ * described and compiled once in the registry and only looked up here.
+ */
+export function createMcpServer (registry: ToolRegistry, context: ToolContext): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list() }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args } = request.params
+    // An unknown tool is a protocol error (the spec's -32602); a tool that fails is a tool result with isError.
+    if (!registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    return registry.call(name, args, context)
+  })
+  return server
+}

@@ -1,0 +1,56 @@
+import { Type } from 'typebox'
+import { ModulesQuery } from '../../schemas/modules.ts'
+import { defineTool, READ_ONLY } from './tool.ts'
+
+const RecommendationInput = Type.Object({
+  users: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'How many people will use the ERP; default 1' })),
+  storage: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'GB needed beyond the plan\'s included storage; default 0' })),
+  billing_cycle: Type.Optional(Type.Union([Type.Literal('monthly'), Type.Literal('yearly')], { description: 'monthly (default) or yearly' }))
+}, { additionalProperties: false })
+
+export const catalogTools = [
+  defineTool({
+    name: 'list_modules',
+    title: 'Module catalog',
+    description: 'The installable ERP apps (name, technical name, category, description). Filter by `category` or ' +
+      'search with `q` to answer "is there a module for …".',
+    input: ModulesQuery,
+    annotations: READ_ONLY,
+    run: async ({ app, em }, query) => ({ modules: await app.modules.list(em, query) })
+  }),
+
+  defineTool({
+    name: 'list_plans',
+    title: 'Plans and prices',
+    description: 'Every plan on sale with its limits (instances, users, storage, workers) and monthly and yearly prices.',
+    input: Type.Object({}, { additionalProperties: false }),
+    annotations: READ_ONLY,
+    run: async ({ app }) => ({ plans: await app.plans.catalog() })
+  }),
+
+  defineTool({
+    name: 'get_subscription',
+    title: 'Current subscription',
+    description: 'The company\'s subscription: plan, status (trialing, pending_payment, active, past_due, expired, ' +
+      'cancelled), billing cycle, period and trial end dates, and the limits it grants.',
+    input: Type.Object({}, { additionalProperties: false }),
+    annotations: READ_ONLY,
+    run: async ({ app, em, actor }) => ({ subscription: await app.subscriptions.current(em, actor) })
+  }),
+
+  defineTool({
+    name: 'get_plan_recommendation',
+    title: 'Recommend a plan',
+    description: 'The cheapest plan that fits `users` and extra `storage`, priced for the billing cycle, with trial ' +
+      'and demo availability. Use it when someone asks which plan to buy or what it would cost.',
+    input: RecommendationInput,
+    annotations: READ_ONLY,
+    run: async ({ app, actor }, { users, storage, billing_cycle: cycle }) => ({
+      ...await app.plans.recommend(actor, {
+        ...(users === undefined ? {} : { users: String(users) }),
+        ...(storage === undefined ? {} : { storage: String(storage) }),
+        ...(cycle === undefined ? {} : { billing_cycle: cycle })
+      })
+    })
+  })
+]

@@ -1,0 +1,73 @@
+import { Type } from 'typebox'
+import { Id } from '../../schemas/common.ts'
+import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
+
+const InstanceRef = Type.Object({
+  instance_id: Type.String({ ...Id, description: 'The instance id (from list_instances)' })
+}, { additionalProperties: false })
+
+/** Lifecycle requests are queued and repeat-safe: asking again while it is on its way changes nothing. */
+const LIFECYCLE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true }
+
+const ACTIONS = {
+  start: 'Starts a stopped (or failed) instance.',
+  stop: 'Stops a running instance; its data and database stay. Users cannot reach it until it is started again.',
+  restart: 'Restarts the instance (a stopped one is started), e.g. after changing addons.'
+} as const
+
+const lifecycleTools = (Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>).map((action) => defineTool({
+  name: `${action}_instance`,
+  title: `${action[0]?.toUpperCase()}${action.slice(1)} an instance`,
+  description: `${ACTIONS[action]} The change is queued: \`queued\` is true when it was, false when there was nothing ` +
+    'to do. Poll get_instance_status until the state settles. INSTANCE_BUSY while another change is running.',
+  input: InstanceRef,
+  annotations: action === 'stop' ? { ...LIFECYCLE, destructiveHint: true } : LIFECYCLE,
+  run: async ({ app, em, actor }, { instance_id: id }) => app.instances.request(em, actor, id, action)
+}))
+
+export const instanceTools = [
+  defineTool({
+    name: 'list_instances',
+    title: 'List ERP instances',
+    description: 'Every ERP instance of the company (deleted ones excluded), newest first, with its URL, version, ' +
+      'backend and state. Use the ids with the other instance tools.',
+    input: Type.Object({}, { additionalProperties: false }),
+    annotations: READ_ONLY,
+    run: async ({ app, actor }) => ({ instances: await app.instances.list(actor) })
+  }),
+
+  defineTool({
+    name: 'get_instance',
+    title: 'Instance details',
+    description: 'One instance in full: resources (memory MB, storage GB, cpu cores), database name and size (MB), ' +
+      'workers, last backup and last sync. Another company\'s id answers NOT_FOUND.',
+    input: InstanceRef,
+    annotations: READ_ONLY,
+    run: async ({ app, em, actor }, { instance_id: id }) => ({ instance: await app.instances.get(em, actor, id) })
+  }),
+
+  defineTool({
+    name: 'get_instance_status',
+    title: 'Instance state',
+    description: 'The instance\'s state (provisioning, running, stopping, stopped, starting, restarting, error, ' +
+      'deleting, deleted) and what the backend last reported. Cheap: use it to poll after create or a lifecycle change.',
+    input: InstanceRef,
+    annotations: READ_ONLY,
+    run: async ({ app, actor }, { instance_id: id }) => ({ status: await app.instances.status(actor, id) })
+  }),
+
+  defineTool({
+    name: 'create_instance',
+    title: 'Create an ERP instance',
+    description: 'Creates an instance and queues its provisioning; it answers at once in state `provisioning`. Poll ' +
+      'get_instance_status until `running` (or `error`, with status_message). Fails with PLAN_INSTANCE_LIMIT_REACHED ' +
+      'when the plan has no free slot, SUBDOMAIN_TAKEN / SUBDOMAIN_RESERVED for the subdomain, ' +
+      'INSTANCE_BACKEND_UNAVAILABLE when that backend is not configured.',
+    input: CreateInstanceBody,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ app, em, actor }, input) => ({ instance: await app.instances.create(em, actor, input) })
+  }),
+
+  ...lifecycleTools
+]

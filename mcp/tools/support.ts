@@ -1,0 +1,52 @@
+import { Type } from 'typebox'
+import { Id } from '../../schemas/common.ts'
+import { CreateTicketBody, ListTicketsQuery, ReplyBody } from '../../schemas/tickets.ts'
+import { defineTool, READ_ONLY } from './tool.ts'
+
+const TicketRef = { ticket_id: Type.String({ ...Id, description: 'The ticket id (from list_tickets)' }) }
+
+/** As the REST routes do: length limits apply to the text that will be stored, without surrounding spaces. */
+function trimmed<T extends Record<string, unknown>> (input: T): T {
+  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value])) as T
+}
+
+export const supportTools = [
+  defineTool({
+    name: 'list_tickets',
+    title: 'List support tickets',
+    description: 'The company\'s support tickets, latest activity first, filtered by `status` (open, answered, closed) ' +
+      'or `priority`; paginated with `page` and `per_page`.',
+    input: ListTicketsQuery,
+    annotations: READ_ONLY,
+    run: async ({ app, em, actor }, { status, priority, page = 1, per_page: perPage = 25 }) =>
+      app.tickets.list(em, actor, { status, priority, page, perPage })
+  }),
+
+  defineTool({
+    name: 'get_ticket',
+    title: 'Read a support ticket',
+    description: 'One ticket with its whole thread of messages (from the company and from support staff).',
+    input: Type.Object(TicketRef, { additionalProperties: false }),
+    annotations: READ_ONLY,
+    run: async ({ app, em, actor }, { ticket_id: id }) => ({ ticket: await app.tickets.get(em, actor, id) })
+  }),
+
+  defineTool({
+    name: 'create_ticket',
+    title: 'Open a support ticket',
+    description: 'Opens a ticket with the support team on behalf of the person; the description becomes its first ' +
+      'message. Use it for problems the agent cannot solve itself (billing questions, failures in `error` state).',
+    input: CreateTicketBody,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async ({ app, em, actor }, input) => ({ ticket: await app.tickets.create(em, actor, trimmed(input)) })
+  }),
+
+  defineTool({
+    name: 'reply_to_ticket',
+    title: 'Reply to a support ticket',
+    description: 'Adds a message to a ticket\'s thread (a closed ticket is reopened). Answers the updated ticket.',
+    input: Type.Object({ ...TicketRef, ...ReplyBody.properties }, { additionalProperties: false }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async ({ app, em, actor }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(em, actor, id, { message: message.trim() }) })
+  })
+]

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Static, TSchema } from 'typebox'
+import type { UserActor } from '../../lib/actor.ts'
+
+/** What a tool runs with: the agent acting for its person, an EntityManager scoped to their tenant, and the app's services. */
+export interface ToolContext {
+  actor: UserActor
+  em: EntityManager
+  app: FastifyInstance
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean
+  destructiveHint: boolean
+  idempotentHint: boolean
+  /** Whether the tool reaches beyond this service (an ERP backend, e-mail). */
+  openWorldHint: boolean
+}
+
+/**
+ * One MCP tool. `input` is a TypeBox schema (the REST route's own body schema
+ * where there is one, so validation is identical); `run` calls the same
+ * service as the REST route and answers the object sent as `structuredContent`.
+ */
+export interface ToolDefinition<Input extends TSchema = TSchema> {
+  name: string
+  title: string
+  /** When an agent should use it, and what it answers. */
+  description: string
+  input: Input
+  annotations: ToolAnnotations
+  run: (context: ToolContext, input: Static<Input>) => Promise<Record<string, unknown>>
+}
+
+/** Keeps each tool's input type tied to its schema while the registry holds them all. */
+export function defineTool<Input extends TSchema> (tool: ToolDefinition<Input>): ToolDefinition {
+  return tool as unknown as ToolDefinition
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }

@@ -1,0 +1,29 @@
+import { Type } from 'typebox'
+
+const JsonRpcId = Type.Union([Type.String(), Type.Integer()], { description: 'Request id, echoed in the response' })
+
+export const JsonRpcMessage = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Optional(JsonRpcId),
+  method: Type.Optional(Type.String({ description: 'e.g. initialize, tools/list, tools/call, notifications/initialized' })),
+  params: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  result: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Type.Unknown())
+}, { additionalProperties: true, description: 'A JSON-RPC 2.0 message (MCP)' })
+
+export const McpRequestBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1 })], {
+  description: 'One JSON-RPC message (or, for protocol 2025-03-26, a batch)'
+})
+
+export const McpHeaders = Type.Object({
+  accept: Type.Optional(Type.String({ description: 'Must list both application/json and text/event-stream' })),
+  'mcp-protocol-version': Type.Optional(Type.String({ description: '2025-11-25 or 2025-06-18 (after initialize)' }))
+})
+
+export const JsonRpcResponse = Type.Unknown({ description: 'The JSON-RPC response (or, for a batch, responses)' })
+
+export const JsonRpcErrorResponse = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Union([JsonRpcId, Type.Null()]),
+  error: Type.Object({ code: Type.Integer({ description: '-32700 parse error, -32600 invalid request, -32000 transport' }), message: Type.String() })
+}, { description: 'A protocol error' })

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify'
+import { BASE_URL, MCP, register, startTestAuthServer, type TestAuthServer } from '../auth-server/helpers.ts'
+import { issueCode, pkcePair, redeem, REDIRECT } from '../auth-server/token-support.ts'
+import type { SignedUp } from './accounts.ts'
+import { build } from './build.ts'
+import { createTestDatabase } from './database.ts'
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+export { BASE_URL, MCP }
+
+/** An agent connected to a person: what the consent step and the token exchange leave the client with. */
+export interface ConnectedAgent {
+  clientId: string
+  clientName: string
+  grantId: string
+  accessToken: string
+  refreshToken: string
+}
+
+export interface McpFixture {
+  app: FastifyInstance
+  auth: TestAuthServer
+  databaseUrl: string
+  /** Registers a client, records the person's consent (a Grant for `mcp`) and redeems a code with PKCE. */
+  connectAgent: (person: SignedUp, clientName?: string) => Promise<ConnectedAgent>
+}
+
+/**
+ * The portal app (app.inject) and the real authorization server (real HTTP on
+ * AUTH_PORT) on one database, with BASE_URL = https://portal.example.test as
+ * both sides see it. /api/mcp fetches the auth server's real JWKS.
+ */
+export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0], env: Record<string, unknown> = {}): Promise<McpFixture> {
+  const databaseUrl = await createTestDatabase(t)
+  const auth = await startTestAuthServer(t, { DATABASE_URL: databaseUrl })
+  const { app } = await build(t, { databaseUrl, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
+
+  async function connectAgent (person: SignedUp, clientName = 'Test agent'): Promise<ConnectedAgent> {
+    const registered = await register(auth.url, { redirect_uris: [REDIRECT], client_name: clientName })
+    if (registered.status !== 201) throw new Error(`registration failed: ${JSON.stringify(registered.body)}`)
+    const clientId = registered.body.client_id as string
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(auth, clientId, person.user.id, challenge)
+    const tokens = await redeem(auth, clientId, code, verifier)
+    if (tokens.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tokens.body)}`)
+    return { clientId, clientName, grantId, accessToken: tokens.body.access_token, refreshToken: tokens.body.refresh_token }
+  }
+
+  return { app, auth, databaseUrl, connectAgent }
+}
+
+/** Headers of a Streamable HTTP POST. */
+export function mcpHeaders (token?: string, protocolVersion = '2025-11-25'): Record<string, string> {
+  return {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': protocolVersion,
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` })
+  }
+}
+
+let nextId = 1
+
+/** One JSON-RPC request to /api/mcp through app.inject. */
+export function rpc (app: FastifyInstance, token: string | undefined, method: string, params: Record<string, unknown> = {}) {
+  return app.inject({ method: 'POST', url: '/api/mcp', headers: mcpHeaders(token), payload: { jsonrpc: '2.0', id: nextId++, method, params } })
+}
+
+/** `tools/call`, answering the JSON-RPC body. */
+export async function callTool (app: FastifyInstance, token: string, name: string, args: Record<string, unknown> = {}) {
+  const response = await rpc(app, token, 'tools/call', { name, arguments: args })
+  if (response.statusCode !== 200) throw new Error(`tools/call ${name}: HTTP ${response.statusCode} ${response.body}`)
+  return response.json() as { result?: { isError?: boolean, structuredContent: Record<string, any>, content: Array<{ type: string, text: string }> }, error?: { code: number, message: string } }
+}
