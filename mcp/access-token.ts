@@ -18,12 +18,16 @@ export interface AccessTokenVerifierOptions {
   audience: string
   /** The authorization server's published keys (its JWKS URL), or a key resolver in tests. */
   keys: URL | JWTVerifyGetKey
+  /** Least time between two JWKS fetches caused by unknown `kid`s (default 30 s). */
+  jwksCooldownMs?: number
 }
 
 /** Why a token was refused; logged, never sent (the challenge says only `invalid_token`). */
 export class AccessTokenRejected extends Error {
   override name = 'AccessTokenRejected'
 }
+
+const VERIFIED_CACHE_SIZE = 10_000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -36,10 +40,35 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  */
 export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) {
   const keys = options.keys instanceof URL
-    ? createRemoteJWKSet(options.keys, { cacheMaxAge: 10 * 60_000, cooldownDuration: 30_000, timeoutDuration: 5000 })
+    ? createRemoteJWKSet(options.keys, { cacheMaxAge: 10 * 60_000, cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5000 })
     : options.keys
 
+  // Agents send the same token on every call for its whole life: its signature is checked once and the
+  // result kept until it expires. (The grant, person and denylist are still checked on every request.)
+  const verified = new Map<string, AccessTokenClaims>()
+
+  function remember (token: string, claims: AccessTokenClaims): void {
+    if (verified.size >= VERIFIED_CACHE_SIZE) {
+      const now = Date.now() / 1000
+      for (const [key, value] of verified) if (value.exp <= now) verified.delete(key)
+      if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string)
+    }
+    verified.set(token, claims)
+  }
+
   return async function verify (token: string): Promise<AccessTokenClaims> {
+    const known = verified.get(token)
+    if (known !== undefined) {
+      if (known.exp > Date.now() / 1000) return known
+      verified.delete(token)
+      throw new AccessTokenRejected('"exp" claim timestamp check failed')
+    }
+    const claims = await verifySignatureAndClaims(token)
+    remember(token, claims)
+    return claims
+  }
+
+  async function verifySignatureAndClaims (token: string): Promise<AccessTokenClaims> {
     let payload
     try {
       ({ payload } = await jwtVerify(token, keys, {

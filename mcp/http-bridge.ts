@@ -22,14 +22,12 @@ function toWebRequest (request: FastifyRequest, url: string): Request {
  */
 export async function handleMcpPost (server: Server, request: FastifyRequest, reply: FastifyReply, url: string): Promise<FastifyReply> {
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-  try {
-    await server.connect(transport)
-    const response = await transport.handleRequest(toWebRequest(request, url), { parsedBody: request.body })
-    reply.code(response.status)
-    response.headers.forEach((value, name) => { if (!SKIPPED_HEADERS.has(name)) reply.header(name, value) })
-    const body = await response.text()
-    return await reply.send(body === '' ? undefined : body)
-  } finally {
-    await server.close()
-  }
+  await server.connect(transport)
+  // In JSON mode the Response comes back once every answer is in, so nothing is left running: the server
+  // and transport are dropped, not closed (closing makes an error object per request for no listener).
+  const response = await transport.handleRequest(toWebRequest(request, url), { parsedBody: request.body })
+  reply.code(response.status)
+  response.headers.forEach((value, name) => { if (!SKIPPED_HEADERS.has(name)) reply.header(name, value) })
+  const body = await response.text()
+  return reply.send(body === '' ? undefined : body)
 }

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { scopedEntityManager } from '../database/tenancy.ts'
 import { responses } from '../schemas/common.ts'
 import { JsonRpcErrorResponse, JsonRpcResponse, McpHeaders, McpRequestBody } from '../schemas/mcp.ts'
 import { toErrorBody } from '../plugins/app/http/envelope.ts'
@@ -77,8 +76,9 @@ const mcpRoutes: FastifyPluginAsyncTypebox<McpPluginOptions> = async (fastify, o
       }, [401, 403, 413])
     }
   }, async (request, reply) => {
-    const actor = request.actor
-    const server = createMcpServer(registry, { actor, em: scopedEntityManager(fastify.orm.em, actor.tenantId), app: fastify })
+    // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
+    const context = { actor: request.actor, app: fastify, get em () { return request.em } }
+    const server = createMcpServer(registry, context)
     return handleMcpPost(server, request, reply, resource)
   })
 

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { ToolRegistry } from './tool-registry.ts'
 import type { ToolContext } from './tools/tool.ts'
 
@@ -14,8 +15,15 @@ const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, act
  * request because a server holds one transport, but cheap, since the tools are
  * described and compiled once in the registry and only looked up here.
  */
+// The server makes a new Ajv (a costly object) per instance unless given one; it only uses it for elicitation.
+const sharedValidator = new AjvJsonSchemaValidator()
+
 export function createMcpServer (registry: ToolRegistry, context: ToolContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: sharedValidator
+  })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list() }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params

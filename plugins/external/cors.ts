@@ -7,8 +7,9 @@ export default fp(async (fastify) => {
   await fastify.register(cors, {
     origin: (origin, callback) => callback(null, origin === undefined || allowed.has(origin)),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Allow'],
+    // Mcp-Protocol-Version for browser-based MCP clients; WWW-Authenticate so they can read the OAuth challenge.
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match', 'Mcp-Protocol-Version'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'Allow', 'WWW-Authenticate'],
     credentials: false,
     // A plain OPTIONS (no Origin) is not a preflight: let it through instead of a bare 400.
     strictPreflight: false,
