@@ -1,4 +1,8 @@
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import { defineError } from '../lib/errors.ts'
+
+/** The keys could not be fetched: the token may be fine, so the client is told to retry, not to sign in again. */
+export const SigningKeysUnavailable = defineError('AUTH_KEYS_UNAVAILABLE', 'The authorization server\'s signing keys cannot be fetched right now; try again shortly', 503)
 
 /** What /api/mcp takes from a verified access token; who the person is comes from the portal's records. */
 export interface AccessTokenClaims {
@@ -79,9 +83,12 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id', 'scope']
       }))
     } catch (error) {
+      if (isKeySetFailure(error)) throw SigningKeysUnavailable()
       throw new AccessTokenRejected(error instanceof Error ? error.message : String(error))
     }
-    const { jti, sub, exp, client_id: clientId, scope, grant_id: grantId } = payload as Record<string, unknown>
+    const { jti, sub, exp, client_id: clientId, scope, grant_id: grantId, aud } = payload as Record<string, unknown>
+    // jose accepts an audience list that contains ours; our server issues exactly one.
+    if (aud !== options.audience) throw new AccessTokenRejected('aud is not exactly this resource')
     if (typeof scope !== 'string' || !scope.split(' ').includes('mcp')) throw new AccessTokenRejected('the token lacks the mcp scope')
     if (typeof sub !== 'string' || !UUID.test(sub)) throw new AccessTokenRejected('sub is not a portal user id')
     if (typeof jti !== 'string' || typeof clientId !== 'string' || typeof grantId !== 'string' || typeof exp !== 'number') {
@@ -89,6 +96,13 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
     }
     return { jti, sub, clientId, grantId, exp }
   }
+}
+
+/** A network error, a timeout or a non-200 answer from the JWKS URL (not a problem with the token). */
+function isKeySetFailure (error: unknown): boolean {
+  if (error instanceof errors.JWKSTimeout) return true
+  if (!(error instanceof errors.JOSEError)) return error instanceof TypeError && /fetch/i.test(error.message)
+  return error.code === 'ERR_JOSE_GENERIC' && /JSON Web Key Set/.test(error.message)
 }
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>

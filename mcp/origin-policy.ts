@@ -1,4 +1,4 @@
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+import { isLoopbackOrigin, LOOPBACK_HOSTNAMES } from '../lib/loopback.ts'
 
 export interface OriginPolicyOptions {
   baseUrl: string
@@ -25,14 +25,7 @@ export function createOriginPolicy ({ baseUrl, corsOrigins }: OriginPolicyOption
     if (hostname === undefined || (hostname !== base.hostname && !LOOPBACK_HOSTNAMES.has(hostname))) {
       return { allowed: false, reason: `Host ${host ?? '(none)'} is not this service's` }
     }
-    if (origin === undefined || origins.has(origin)) return { allowed: true }
-    let parsed: URL
-    try {
-      parsed = new URL(origin)
-    } catch {
-      return { allowed: false, reason: `Origin ${origin} is not allowed` }
-    }
-    if (LOOPBACK_HOSTNAMES.has(parsed.hostname) && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) return { allowed: true }
+    if (origin === undefined || origins.has(origin) || isLoopbackOrigin(origin)) return { allowed: true }
     return { allowed: false, reason: `Origin ${origin} is not allowed` }
   }
 }

@@ -1,11 +1,15 @@
 import fp from 'fastify-plugin'
 import cors from '@fastify/cors'
+import { isLoopbackOrigin } from '../../lib/loopback.ts'
 
-/** CORS for the portal front end: the BASE_URL origin plus CORS_ORIGINS. Bearer tokens, so no cookies. */
+/**
+ * CORS for the portal front end: the BASE_URL origin plus CORS_ORIGINS. Bearer tokens, so no cookies.
+ * /api/mcp also answers pages on loopback origins (browser-based MCP tools such as the Inspector),
+ * as its own origin policy does (mcp/origin-policy.ts).
+ */
 export default fp(async (fastify) => {
   const allowed = new Set([new URL(fastify.config.BASE_URL).origin, ...fastify.config.corsOrigins])
-  await fastify.register(cors, {
-    origin: (origin, callback) => callback(null, origin === undefined || allowed.has(origin)),
+  const options = {
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     // Mcp-Protocol-Version for browser-based MCP clients; WWW-Authenticate so they can read the OAuth challenge.
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match', 'Mcp-Protocol-Version'],
@@ -14,5 +18,12 @@ export default fp(async (fastify) => {
     // A plain OPTIONS (no Origin) is not a preflight: let it through instead of a bare 400.
     strictPreflight: false,
     maxAge: 600
+  }
+  await fastify.register(cors, {
+    delegator: (request, callback) => {
+      const origin = request.headers.origin
+      const mcp = request.url === '/api/mcp' || request.url.startsWith('/api/mcp?')
+      callback(null, { ...options, origin: origin === undefined || allowed.has(origin) || (mcp && isLoopbackOrigin(origin)) })
+    }
   })
 }, { name: 'cors', dependencies: ['env'] })
