@@ -5,6 +5,7 @@ import type { ConsentCsrf } from './interactions-csrf.ts'
 import { isBoundTransaction, readForm, redirect303, sendError, sendExpired, sendPage } from './interactions-http.ts'
 import { findPerson, recordConnected, type ConsentPerson } from './interactions-records.ts'
 import { renderConsentPage } from './views/consent.ts'
+import { consentCsp } from './views/html.ts'
 
 export interface ConsentDeps {
   provider: Provider
@@ -52,6 +53,7 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }:
       redirectHost: redirectHost(interaction.params?.redirect_uri),
       person: { name: person.name, email: person.email, tenantName: person.tenantName }
     }))
+    ctx.set('Content-Security-Policy', consentCsp(interaction.params?.redirect_uri))
   }
 
   async function decide (ctx: KoaContextWithOIDC): Promise<void> {

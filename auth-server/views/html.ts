@@ -5,6 +5,19 @@ export { escapeHtml, layout }
 /** Consent and error pages post only to the auth server itself. */
 export const PAGE_CSP = pageCsp()
 
+/**
+ * The consent form's POST ends, after redirects, at the agent's redirect URI,
+ * and browsers apply form-action to every redirect of a form submission
+ * (Chromium blocks the last hop otherwise): that origin is allowed too.
+ */
+export function consentCsp (redirectUri: unknown): string {
+  try {
+    return typeof redirectUri === 'string' ? pageCsp([new URL(redirectUri).origin]) : PAGE_CSP
+  } catch {
+    return PAGE_CSP
+  }
+}
+
 /** A dead end the person cannot fix from here: what happened and what to do next, no details. */
 export function renderErrorPage (title: string, message: string): string {
   return layout(title, `<h1>${escapeHtml(title)}</h1>
