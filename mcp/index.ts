@@ -23,6 +23,9 @@ const MCP_PATH = '/api/mcp'
 /** Bad JSON or a body that is not JSON-RPC: a JSON-RPC error, as MCP clients expect, not the REST envelope. */
 function jsonRpcErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const { status, body } = toErrorBody(error)
+  if (status === 415) {
+    return reply.code(415).send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' } })
+  }
   if (status !== 400) {
     if (status >= 500) request.log.error({ err: error }, 'MCP request failed')
     return reply.code(status).send({ success: false, error: body, request_id: request.id })

@@ -71,10 +71,11 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       try {
         const nul = findNulCharacter(input)
         if (nul !== undefined) throw InvalidCharacter(`The arguments contain a NUL character (in ${nul})`, { fields: [{ field: nul, in: 'arguments', message: 'must not contain U+0000' }] })
-        if (!entry.validate(input)) {
+        const prepared = entry.tool.prepare === undefined ? input : entry.tool.prepare(input as Record<string, unknown>)
+        if (!entry.validate(prepared)) {
           throw Object.assign(new Error('invalid arguments'), { validation: entry.validate.errors ?? [], validationContext: 'arguments' })
         }
-        const result = await entry.tool.run(context, input as never)
+        const result = await entry.tool.run(context, prepared as never)
         return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
       } catch (error) {
         return failure(error, name)

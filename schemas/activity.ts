@@ -17,10 +17,10 @@ export const ActivityItem = Type.Object({
 })
 
 export const ActivityQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
   before: Type.Optional(Type.Integer({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Only this activity type' })),
-  instance_id: Type.Optional(Id)
+  instance_id: Type.Optional(Type.String({ ...Id, description: 'Only activities about this instance (its id)' }))
 }, { additionalProperties: false })
 
 export const ActivityListResponse = Success({

@@ -38,7 +38,8 @@ export const supportTools = [
       'message. Use it for problems the agent cannot solve itself (billing questions, failures in `error` state).',
     input: CreateTicketBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async ({ app, em, actor }, input) => ({ ticket: await app.tickets.create(em, actor, trimmed(input)) })
+    prepare: trimmed,
+    run: async ({ app, em, actor }, input) => ({ ticket: await app.tickets.create(em, actor, input) })
   }),
 
   defineTool({
@@ -47,6 +48,7 @@ export const supportTools = [
     description: 'Adds a message to a ticket\'s thread (a closed ticket is reopened). Answers the updated ticket.',
     input: Type.Object({ ...TicketRef, ...ReplyBody.properties }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async ({ app, em, actor }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(em, actor, id, { message: message.trim() }) })
+    prepare: (input) => ({ ...input, ...trimmed({ message: input.message }) }),
+    run: async ({ app, em, actor }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(em, actor, id, { message }) })
   })
 ]

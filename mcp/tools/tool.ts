@@ -30,6 +30,8 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
   description: string
   input: Input
   annotations: ToolAnnotations
+  /** Runs on the arguments before validation, as a route's preValidation hook runs on its body. */
+  prepare?: (input: Record<string, unknown>) => Record<string, unknown>
   run: (context: ToolContext, input: Static<Input>) => Promise<Record<string, unknown>>
 }
 

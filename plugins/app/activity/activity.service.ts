@@ -28,7 +28,8 @@ export interface ActivityView {
 }
 
 export interface ActivityQuery {
-  limit: number
+  /** Page size; 20 when not given (the query schema fills the same default). */
+  limit?: number
   before?: number
   type?: string
   instanceId?: string
@@ -57,12 +58,13 @@ export function toActivityView (row: ActivityRow): ActivityView {
 export function createActivityService ({ sql }: { sql: Sql }) {
   /** Raw, prepared and tenant-bound: the feed is read far more often than it is written. */
   async function list (actor: Actor, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+    const limit = query.limit ?? 20
     const rows = await tenantSql(sql, actor.tenantId)<ActivityRow>(LIST_ACTIVITIES, [
-      query.before ?? null, query.type ?? null, query.instanceId ?? null, query.limit + 1
+      query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
     ])
-    const page = rows.slice(0, query.limit).map(toActivityView)
+    const page = rows.slice(0, limit).map(toActivityView)
     const last = page.at(-1)
-    return { activities: page, next_cursor: rows.length > query.limit && last !== undefined ? last.id : null }
+    return { activities: page, next_cursor: rows.length > limit && last !== undefined ? last.id : null }
   }
 
   return {
