@@ -10,12 +10,16 @@ export type FindAccount = (ctx: unknown, id: string) => Promise<Account | undefi
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** An active user of an active company; a deactivated person or a suspended company gets no tokens. */
+const FIND_ACCOUNT = {
+  name: 'auth-find-account',
+  text: `SELECT u.email, u.name FROM users u JOIN tenants t ON t.id = u.tenant_id
+    WHERE u.id = $1 AND u.active AND t.status = 'active'`
+}
+
 export function createFindAccount (pool: pg.Pool): FindAccount {
-  return async (_ctx, id) => {
-    if (!UUID.test(id)) return undefined
-    const { rows } = await pool.query<{ email: string | null, name: string | null }>(
-      'SELECT email, name FROM users WHERE id = $1 AND active', [id]
-    )
+  async function load (id: string): Promise<Account | undefined> {
+    const { rows } = await pool.query<{ email: string | null, name: string | null }>({ ...FIND_ACCOUNT, values: [id] })
     const user = rows[0]
     if (user === undefined) return undefined
     const claims = {
@@ -24,5 +28,19 @@ export function createFindAccount (pool: pg.Pool): FindAccount {
       ...(user.name !== null && user.name !== '' ? { name: user.name } : {})
     }
     return { accountId: id, claims: async () => claims }
+  }
+
+  // The library asks twice per token exchange (the account check, then the extra claims) with the
+  // same request context: one lookup per request.
+  const perRequest = new WeakMap<object, Map<string, Promise<Account | undefined>>>()
+
+  return async (ctx, id) => {
+    if (!UUID.test(id)) return undefined
+    if (typeof ctx !== 'object' || ctx === null) return load(id)
+    let lookups = perRequest.get(ctx)
+    if (lookups === undefined) perRequest.set(ctx, lookups = new Map())
+    let account = lookups.get(id)
+    if (account === undefined) lookups.set(id, account = load(id))
+    return account
   }
 }

@@ -29,14 +29,38 @@ export function createPostgresAdapter (pool: pg.Pool, options: AdapterOptions = 
   return (kind) => createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0)
 }
 
+/**
+ * Named (prepared once per connection) statements: a token exchange makes
+ * about seven of these, and parsing and planning each again was a large part
+ * of PostgreSQL's work per exchange (bench: token scenario).
+ */
+const findBy = (where: 'id' | 'uid' | 'user_code') => ({
+  name: `oidc-find-by-${where}`,
+  text: `SELECT payload, CASE WHEN consumed_at > now() - make_interval(secs => $3) THEN NULL
+      ELSE extract(epoch FROM consumed_at)::bigint END AS consumed
+    FROM oidc_payloads WHERE kind = $1 AND ${where} = $2 AND ${LIVE} LIMIT 1`
+})
+const FIND = { id: findBy('id'), uid: findBy('uid'), user_code: findBy('user_code') }
+
+const UPSERT = {
+  name: 'oidc-upsert',
+  // consumed_at is left alone on conflict: re-saving a consumed model must not revive it.
+  text: `INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)
+    ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+      uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`
+}
+const CONSUME = {
+  name: 'oidc-consume',
+  text: `UPDATE oidc_payloads SET consumed_at = now()
+    WHERE kind = $1 AND id = $2 AND consumed_at IS NULL AND ${LIVE} RETURNING id`
+}
+const DESTROY = { name: 'oidc-destroy', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2' }
+const REVOKE_BY_GRANT = { name: 'oidc-revoke-by-grant', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND grant_id = $2' }
+
 function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number): Adapter {
-  async function findOne (where: string, value: string): Promise<AdapterPayload | undefined> {
-    const { rows } = await pool.query<PayloadRow>(
-      `SELECT payload, CASE WHEN consumed_at > now() - make_interval(secs => $3) THEN NULL
-         ELSE extract(epoch FROM consumed_at)::bigint END AS consumed
-       FROM oidc_payloads WHERE kind = $1 AND ${where} = $2 AND ${LIVE} LIMIT 1`,
-      [kind, value, graceSeconds]
-    )
+  async function findOne (where: keyof typeof FIND, value: string): Promise<AdapterPayload | undefined> {
+    const { rows } = await pool.query<PayloadRow>({ ...FIND[where], values: [kind, value, graceSeconds] })
     const row = rows[0]
     if (row === undefined) return undefined
     return row.consumed === null ? row.payload : { ...row.payload, consumed: Number(row.consumed) }
@@ -45,14 +69,10 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
   return {
     async upsert (id, payload, expiresIn) {
       const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null
-      // consumed_at is left alone on conflict: re-saving a consumed model must not revive it.
-      await pool.query(
-        `INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
-           uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at`,
-        [kind, id, withoutConsumed(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresAt]
-      )
+      await pool.query({
+        ...UPSERT,
+        values: [kind, id, withoutConsumed(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresAt]
+      })
     },
 
     find: (id) => findOne('id', id),
@@ -60,21 +80,17 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
     findByUserCode: (userCode) => findOne('user_code', userCode),
 
     async consume (id) {
-      const { rowCount } = await pool.query(
-        `UPDATE oidc_payloads SET consumed_at = now()
-         WHERE kind = $1 AND id = $2 AND consumed_at IS NULL AND ${LIVE} RETURNING id`,
-        [kind, id]
-      )
+      const { rowCount } = await pool.query({ ...CONSUME, values: [kind, id] })
       // The library ignores consume's result: only an exception stops a second redemption.
       if (rowCount !== 1) throw new AlreadyConsumedError(kind)
     },
 
     async destroy (id) {
-      await pool.query('DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2', [kind, id])
+      await pool.query({ ...DESTROY, values: [kind, id] })
     },
 
     async revokeByGrantId (grantId) {
-      await pool.query('DELETE FROM oidc_payloads WHERE kind = $1 AND grant_id = $2', [kind, grantId])
+      await pool.query({ ...REVOKE_BY_GRANT, values: [kind, grantId] })
     }
   }
 }

@@ -27,6 +27,22 @@ t.test('authorization code exchange', async (t) => {
     })
   }
 
+  t.test('no tokens for a deactivated person or a suspended company', async (t) => {
+    for (const [what, change] of [
+      ['deactivated person', 'UPDATE users SET active = false WHERE id = $1'],
+      ['suspended company', "UPDATE tenants SET status = 'suspended' WHERE id = (SELECT tenant_id FROM users WHERE id = $1)"]
+    ] as const) {
+      const person = await createUser(server)
+      const { verifier, challenge } = pkcePair()
+      const { code } = await issueCode(server, clientId, person.id, challenge)
+      await server.pool.query(change, [person.id])
+      const { status, body } = await redeem(server, clientId, code, verifier)
+      t.equal(status, 400, what)
+      t.equal(body.error, 'invalid_grant', what)
+      t.notOk(body.access_token, `${what}: no access token`)
+    }
+  })
+
   t.test('PKCE verifier mismatch → invalid_grant', async (t) => {
     const { challenge } = pkcePair()
     const { code } = await issueCode(server, clientId, user.id, challenge)
