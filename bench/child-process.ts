@@ -4,7 +4,10 @@
  *
  * Protocol over the IPC channel: the child sends `{ type: 'ready', port, ... }`
  * once listening; the parent sends `{ type: 'stop' }` and the child closes and
- * exits. A child whose parent goes away (IPC disconnect) closes too.
+ * exits. A child whose parent goes away (IPC disconnect) closes too. Between
+ * the two, the parent may `call` a named handler of the child (e.g. to mint
+ * authorization codes before a measured run): `{ type: 'call', id, name, payload }`
+ * is answered by `{ type: 'answer', id, result }` or `{ type: 'answer', id, error }`.
  */
 import { fork } from 'node:child_process'
 
@@ -13,12 +16,25 @@ export interface ReadyMessage {
   port: number
   /** Anything else the child reports, e.g. the baseline's bearer token. */
   token?: string
+  /** The OAuth client a token-endpoint server has registered for the load. */
+  clientId?: string
 }
 
 export interface RunningServer {
   url: string
   ready: ReadyMessage
   stop: () => Promise<void>
+  /** Runs the child's handler `name` and resolves with its result. */
+  call: <T>(name: string, payload: unknown) => Promise<T>
+}
+
+export type CallHandlers = Record<string, (payload: any) => Promise<unknown>>
+
+interface AnswerMessage {
+  type: 'answer'
+  id: number
+  result?: unknown
+  error?: string
 }
 
 const START_TIMEOUT_MS = 60_000
@@ -37,6 +53,25 @@ export function startServer (file: URL, env: Record<string, string>): Promise<Ru
     clearTimeout(timer)
   }
 
+  const pending = new Map<number, { resolve: (value: any) => void, reject: (error: Error) => void }>()
+  let lastCallId = 0
+  child.on('message', (message: AnswerMessage) => {
+    if (message?.type !== 'answer') return
+    const caller = pending.get(message.id)
+    pending.delete(message.id)
+    if (message.error !== undefined) caller?.reject(new Error(`${file.pathname}: ${message.error}`))
+    else caller?.resolve(message.result)
+  })
+  child.once('exit', (code, signal) => {
+    for (const caller of pending.values()) caller.reject(new Error(`${file.pathname} exited (code ${code}, signal ${signal})`))
+    pending.clear()
+  })
+  const call = <T>(name: string, payload: unknown) => new Promise<T>((resolve, reject) => {
+    const id = ++lastCallId
+    pending.set(id, { resolve, reject })
+    child.send({ type: 'call', id, name, payload })
+  })
+
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void stop()
@@ -45,7 +80,7 @@ export function startServer (file: URL, env: Record<string, string>): Promise<Ru
     child.on('message', (message: ReadyMessage) => {
       if (message?.type !== 'ready') return
       clearTimeout(timer)
-      resolve({ url: `http://127.0.0.1:${message.port}`, ready: message, stop })
+      resolve({ url: `http://127.0.0.1:${message.port}`, ready: message, stop, call })
     })
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
@@ -58,8 +93,8 @@ export function startServer (file: URL, env: Record<string, string>): Promise<Ru
   })
 }
 
-/** Child side: reports readiness, and runs `close` once when told to stop. */
-export function serveUntilStopped (ready: Omit<ReadyMessage, 'type'>, close: () => Promise<void>): void {
+/** Child side: reports readiness, answers calls to `handlers`, and runs `close` once when told to stop. */
+export function serveUntilStopped (ready: Omit<ReadyMessage, 'type'>, close: () => Promise<void>, handlers: CallHandlers = {}): void {
   if (process.send === undefined) throw new Error('this file is started by bench/run.ts (it needs an IPC channel)')
   let closing = false
   const shutdown = () => {
@@ -70,9 +105,19 @@ export function serveUntilStopped (ready: Omit<ReadyMessage, 'type'>, close: () 
       process.exit(1)
     })
   }
-  process.on('message', (message: { type?: string }) => {
+  process.on('message', (message: { type?: string, id?: number, name?: string, payload?: unknown }) => {
     if (message?.type === 'stop') shutdown()
+    if (message?.type === 'call') answer(handlers, message.id ?? 0, message.name ?? '', message.payload)
   })
   process.on('disconnect', shutdown)
   process.send({ type: 'ready', ...ready })
+}
+
+function answer (handlers: CallHandlers, id: number, name: string, payload: unknown): void {
+  const handler = handlers[name]
+  const running = handler === undefined ? Promise.reject(new Error(`no handler named "${name}"`)) : handler(payload)
+  running.then(
+    (result) => process.send?.({ type: 'answer', id, result }),
+    (error: unknown) => process.send?.({ type: 'answer', id, error: error instanceof Error ? error.stack ?? error.message : String(error) })
+  )
 }

@@ -19,6 +19,14 @@ export interface Measurement {
   statusCodes: Record<string, number>
   /** requests/s of this scenario divided by the baseline's; 1 for the baseline itself. */
   ratio: number
+  /** The baseline the ratio is against (one per family of scenarios). */
+  comparedWith?: string
+}
+
+/** A baseline as a ratio's reference: its name and the mean req/s of its runs around the scenario. */
+export interface BaselineReference {
+  name: string
+  requestsPerSecond: number
 }
 
 export interface RunSettings {
@@ -27,9 +35,11 @@ export interface RunSettings {
   warmupSeconds: number
   poolMax: number
   database: string
+  /** Req/s the token scenario's batches of pre-minted codes were sized for (BENCH_TOKEN_RPS). */
+  tokenExpectedRps: number
 }
 
-export function toMeasurement (server: Measurement['server'], scenario: Scenario, result: Result, baselineRps?: number): Measurement {
+export function toMeasurement (server: Measurement['server'], scenario: Scenario, result: Result, baseline?: BaselineReference): Measurement {
   const statusCodes: Record<string, number> = {}
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count
   const requestsPerSecond = result.requests.average
@@ -46,7 +56,8 @@ export function toMeasurement (server: Measurement['server'], scenario: Scenario
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes,
-    ratio: baselineRps === undefined || baselineRps === 0 ? 1 : requestsPerSecond / baselineRps
+    ratio: baseline === undefined || baseline.requestsPerSecond === 0 ? 1 : requestsPerSecond / baseline.requestsPerSecond,
+    ...(baseline === undefined ? {} : { comparedWith: baseline.name })
   }
 }
 

@@ -6,16 +6,21 @@
  * run saw connection errors, timeouts or non-2xx answers. The ratios against
  * the baseline are reported, never asserted.
  *
+ * The token endpoint's authorization-code exchange has a baseline of its own
+ * (bare oidc-provider, in-memory adapter): see bench/oauth-pair.ts.
+ *
  * Settings (environment): BENCH_DURATION (s, default 10), BENCH_CONNECTIONS
  * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers), BENCH_ONLY
- * (run only the scenarios whose name contains it),
+ * (run only the scenarios whose name contains it), BENCH_TOKEN_RPS (3000: the
+ * req/s the token scenario's batches of codes are sized for),
  * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
  */
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
 import { startServer, type RunningServer } from './child-process.ts'
 import { failures, formatTable, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
-import { appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
+import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
+import { appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
 
@@ -31,6 +36,9 @@ const connections = setting('BENCH_CONNECTIONS', 100)
 const durationSeconds = setting('BENCH_DURATION', 10)
 const warmupSeconds = setting('BENCH_WARMUP', 2)
 const poolMax = setting('BENCH_POOL_MAX', 10)
+const tokenExpectedRps = setting('BENCH_TOKEN_RPS', 3000)
+const only = process.env.BENCH_ONLY
+const selected = (name: string) => only === undefined || name.includes(only)
 
 async function measure (server: RunningServer, scenario: Scenario) {
   await preflight(server.url, scenario)
@@ -80,6 +88,45 @@ async function withServer<T> (file: string, env: Record<string, string>, use: (s
   }
 }
 
+// Both servers stay up, and the baseline runs before the first scenario and after
+// each one: a scenario's ratio is against the mean of the baseline runs on either
+// side of it. This machine's speed drifts by a quarter over minutes; a scenario
+// measured between two baseline runs is compared with what the machine did then.
+async function measureAppScenarios (childEnv: Record<string, string>): Promise<Measurement[]> {
+  if (!appScenarioNames().some(selected)) return []
+  return withServer('./app-server.ts', childEnv, async (app) => {
+    const session = await signup(app.url)
+    const tenant = await prepareTenant(database!.url, session)
+    return withServer('./baseline-server.ts', childEnv, async (bare) => {
+      const reference = baselineScenario(bare.ready.token ?? '')
+      const baselineRun = async (label: string) =>
+        toMeasurement('baseline', { ...reference, name: `${reference.name} (${label})` }, await measure(bare, reference))
+      let before = await baselineRun('first')
+      const results: Measurement[] = [before]
+      for (const scenario of appScenarios(session, tenant).filter((s) => selected(s.name))) {
+        const result = await measure(app, scenario)
+        const after = await baselineRun(`after ${scenario.name}`)
+        const mean = (before.requestsPerSecond + after.requestsPerSecond) / 2
+        results.push(toMeasurement('ours', scenario, result, { name: reference.name, requestsPerSecond: mean }), after)
+        before = after
+      }
+      return results
+    })
+  })
+}
+
+async function measureTokenScenario (childEnv: Record<string, string>): Promise<Measurement[]> {
+  if (!selected(tokenScenario.name)) return []
+  return measureTokenExchange({
+    withServer,
+    childEnv,
+    databaseUrl: database!.url,
+    settings: { connections, durationSeconds, warmupSeconds },
+    expectedRps: tokenExpectedRps,
+    log
+  })
+}
+
 // --- the run -------------------------------------------------------------------
 let exitCode = 1
 try {
@@ -88,31 +135,9 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  // Both servers stay up, and the baseline runs before the first scenario and after
-  // each one: a scenario's ratio is against the mean of the baseline runs on either
-  // side of it. This machine's speed drifts by a quarter over minutes; a scenario
-  // measured between two baseline runs is compared with what the machine did then.
-  const measurements = await withServer('./app-server.ts', childEnv, async (app) => {
-    const session = await signup(app.url)
-    const tenant = await prepareTenant(database!.url, session)
-    return withServer('./baseline-server.ts', childEnv, async (bare) => {
-      const reference = baselineScenario(bare.ready.token ?? '')
-      const baselineRun = async (label: string) =>
-        toMeasurement('baseline', { ...reference, name: `${reference.name} (${label})` }, await measure(bare, reference))
-      const only = process.env.BENCH_ONLY
-      const scenarios = appScenarios(session, tenant).filter((s) => only === undefined || s.name.includes(only))
-      let before = await baselineRun('first')
-      const results: Measurement[] = [before]
-      for (const scenario of scenarios) {
-        const result = await measure(app, scenario)
-        const after = await baselineRun(`after ${scenario.name}`)
-        results.push(toMeasurement('ours', scenario, result, (before.requestsPerSecond + after.requestsPerSecond) / 2), after)
-        before = after
-      }
-      return results
-    })
-  })
-  const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description }
+  const measurements = [...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv)]
+  if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
+  const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)
   await writeResults(resultsFile, settings, measurements)
 

@@ -39,6 +39,11 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
   ]
 }
 
+/** The names of `appScenarios`, known before there is a session (for BENCH_ONLY). */
+export function appScenarioNames (): string[] {
+  return appScenarios({ token: '', user: { id: '', tenant_id: '' } }, { instanceId: ':id' }).map((scenario) => scenario.name)
+}
+
 export interface PreparedTenant {
   /** One of its instances, for the status scenario. */
   instanceId: string
