@@ -25,7 +25,10 @@ const config = loadConfig({
   BASE_URL: 'http://127.0.0.1',
   LOG_LEVEL: 'silent',
   SEED_DEMO: 'false',
-  DB_POOL_MAX: poolMax
+  DB_POOL_MAX: poolMax,
+  // The bench's auth server (bench/oauth-ours-server.ts, issuer http://127.0.0.1): /api/mcp fetches its JWKS.
+  AUTH_PORT: Number(process.env.BENCH_AUTH_PORT ?? 3001),
+  JOB_WORKERS: false
 })
 
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax }))

@@ -21,6 +21,8 @@ export interface Measurement {
   ratio: number
   /** The baseline the ratio is against (one per family of scenarios). */
   comparedWith?: string
+  /** Another scenario of the run this one is compared with, and req/s of this one over that one's. */
+  versus?: { name: string, ratio: number | null }
 }
 
 /** A baseline as a ratio's reference: its name and the mean req/s of its runs around the scenario. */
@@ -57,8 +59,25 @@ export function toMeasurement (server: Measurement['server'], scenario: Scenario
     non2xx: result.non2xx,
     statusCodes,
     ratio: baseline === undefined || baseline.requestsPerSecond === 0 ? 1 : requestsPerSecond / baseline.requestsPerSecond,
-    ...(baseline === undefined ? {} : { comparedWith: baseline.name })
+    ...(baseline === undefined ? {} : { comparedWith: baseline.name }),
+    ...(scenario.versus === undefined ? {} : { versus: { name: scenario.versus, ratio: null } })
   }
+}
+
+/** Fills each `versus` ratio from the named scenario's run (null when that scenario was not run). */
+export function relate (measurements: Measurement[]): Measurement[] {
+  for (const measurement of measurements) {
+    if (measurement.versus === undefined) continue
+    const other = measurements.find((m) => m.server === 'ours' && m.name === measurement.versus?.name)
+    measurement.versus.ratio = other === undefined || other.requestsPerSecond === 0 ? null : measurement.requestsPerSecond / other.requestsPerSecond
+  }
+  return measurements
+}
+
+/** One line per `versus` comparison, under the table. */
+export function formatComparisons (measurements: Measurement[]): string[] {
+  return measurements.filter((m) => m.versus !== undefined).map((m) =>
+    `${m.name} vs ${m.versus!.name}: ${m.versus!.ratio === null ? 'not run' : m.versus!.ratio.toFixed(2)}`)
 }
 
 export function failures (measurement: Measurement): number {

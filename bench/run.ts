@@ -18,7 +18,8 @@
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
 import { startServer, type RunningServer } from './child-process.ts'
-import { failures, formatTable, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
+import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
+import { agentAccessToken } from './mcp-agent.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
 import { appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
@@ -94,9 +95,10 @@ async function withServer<T> (file: string, env: Record<string, string>, use: (s
 // measured between two baseline runs is compared with what the machine did then.
 async function measureAppScenarios (childEnv: Record<string, string>): Promise<Measurement[]> {
   if (!appScenarioNames().some(selected)) return []
-  return withServer('./app-server.ts', childEnv, async (app) => {
+  // The auth server issues the MCP scenario's access token; the app checks it against its JWKS.
+  return withServer('./oauth-ours-server.ts', childEnv, async (auth) => withServer('./app-server.ts', { ...childEnv, BENCH_AUTH_PORT: new URL(auth.url).port }, async (app) => {
     const session = await signup(app.url)
-    const tenant = await prepareTenant(database!.url, session)
+    const tenant = { ...await prepareTenant(database!.url, session), agentToken: await agentAccessToken(auth, session.user.id) }
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
       const baselineRun = async (label: string) =>
@@ -112,7 +114,7 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
       }
       return results
     })
-  })
+  }))
 }
 
 async function measureTokenScenario (childEnv: Record<string, string>): Promise<Measurement[]> {
@@ -135,13 +137,14 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  const measurements = [...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv)]
+  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv)])
   if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)
   await writeResults(resultsFile, settings, measurements)
 
   console.log(`\n${formatTable(measurements)}\n`)
+  for (const line of formatComparisons(measurements)) log(line)
   log(`results written to ${resultsFile.pathname}`)
   const failed = measurements.filter((m) => failures(m) > 0)
   for (const m of failed) {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { fillTenantWith } from '../test/support/data.ts'
+import { mcpHeaders, toolCall } from './mcp-agent.ts'
 
 export interface Scenario {
   name: string
@@ -13,6 +14,8 @@ export interface Scenario {
   path: string
   headers: Record<string, string>
   body?: string
+  /** Another scenario of the same run this one is also compared with (e.g. a tool with its REST route). */
+  versus?: string
 }
 
 /** A signed-up company admin of our app, obtained through the real signup route. */
@@ -27,11 +30,21 @@ export function baselineScenario (token: string): Scenario {
   return { name: 'baseline GET /me', method: 'GET', path: '/me', headers: bearer(token) }
 }
 
+const LIST_INSTANCES = 'GET /api/instances (50)'
+
 export function appScenarios (session: Session, tenant: PreparedTenant): Scenario[] {
   const auth = bearer(session.token)
   return [
     { name: 'GET /api/instances/:id/status', method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
-    { name: 'GET /api/instances (50)', method: 'GET', path: '/api/instances', headers: auth },
+    { name: LIST_INSTANCES, method: 'GET', path: '/api/instances', headers: auth },
+    {
+      name: 'POST /api/mcp tools/call list_instances (50)',
+      method: 'POST',
+      path: '/api/mcp',
+      headers: mcpHeaders(tenant.agentToken),
+      body: toolCall('list_instances'),
+      versus: LIST_INSTANCES
+    },
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: auth },
     { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth },
@@ -41,12 +54,14 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
 
 /** The names of `appScenarios`, known before there is a session (for BENCH_ONLY). */
 export function appScenarioNames (): string[] {
-  return appScenarios({ token: '', user: { id: '', tenant_id: '' } }, { instanceId: ':id' }).map((scenario) => scenario.name)
+  return appScenarios({ token: '', user: { id: '', tenant_id: '' } }, { instanceId: ':id', agentToken: '' }).map((scenario) => scenario.name)
 }
 
 export interface PreparedTenant {
   /** One of its instances, for the status scenario. */
   instanceId: string
+  /** An OAuth access token of an agent connected to the admin, for /api/mcp (bench/mcp-agent.ts). */
+  agentToken: string
 }
 
 /**
@@ -54,7 +69,7 @@ export interface PreparedTenant {
  * issue specifies, and 50 instances, as the instances issue does (recorded rows:
  * neither route asks a backend).
  */
-export async function prepareTenant (databaseUrl: string, session: Session): Promise<PreparedTenant> {
+export async function prepareTenant (databaseUrl: string, session: Session): Promise<Omit<PreparedTenant, 'agentToken'>> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
