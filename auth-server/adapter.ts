@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
+import { withClientCache } from './client-cache.ts'
 
 /**
  * oidc-provider's storage on PostgreSQL: one `oidc_payloads` row per model
@@ -23,10 +24,16 @@ export interface AdapterOptions {
    * for it; the atomic consume then fails and refresh-grace.ts answers instead.
    */
   refreshGraceSeconds?: number
+  /** How long each process keeps a registered client it has read (client-cache.ts); 0: not at all. */
+  clientCacheMs?: number
 }
 
 export function createPostgresAdapter (pool: pg.Pool, options: AdapterOptions = {}): AdapterFactory {
-  return (kind) => createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0)
+  return (kind) => {
+    const adapter = createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0)
+    const clientCacheMs = options.clientCacheMs ?? 60_000
+    return kind === 'Client' && clientCacheMs > 0 ? withClientCache(adapter, clientCacheMs) : adapter
+  }
 }
 
 /**
