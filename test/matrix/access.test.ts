@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { build } from '../support/build.ts'
 import { addMember, bearer, signup, type SignedUp } from '../support/accounts.ts'
 import { ROUTES, type Resource } from './routes.ts'
+import { tenantSnapshot } from '../support/snapshot.ts'
 
 const registered = (app: FastifyInstance) => app.routeTable
   .filter((route) => !route.url.startsWith('/docs') && (route.schema as { hide?: boolean } | undefined)?.hide !== true)
@@ -34,19 +35,6 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: instance!.id, grant }
 }
 
-/** The rows a request could change, as text, to compare before and after. */
-async function snapshot (app: FastifyInstance, tenantId: string): Promise<string> {
-  const rows = await Promise.all([
-    app.sql({ text: 'SELECT id, role, active, name, updated_at FROM users WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, status, updated_at, (SELECT count(*) FROM ticket_messages m WHERE m.ticket_id = t.id) AS messages FROM tickets t WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT count(*) AS n FROM activities WHERE tenant_id = $1', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] }),
-    app.sql({ text: "SELECT id FROM oidc_payloads WHERE kind = 'Grant' AND payload->>'accountId' IN (SELECT id::text FROM users WHERE tenant_id = $1) ORDER BY id", values: [tenantId] })
-  ])
-  return JSON.stringify(rows)
-}
 
 t.test('every registered route is classified, and every classified route exists', async (t) => {
   const { app } = await build(t)
@@ -84,14 +72,14 @@ t.test('role matrix: a user on every admin route gets 403 and changes nothing', 
   const admin = await signup(app)
   const member = await addMember(app, admin.user.tenant_id)
   const own = await resourcesOf(app, admin)
-  const before = await snapshot(app, admin.user.tenant_id)
+  const before = await tenantSnapshot(app, admin.user.tenant_id)
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.access !== 'admin') continue
     const response = await app.inject({ ...request(key, spec.resource && own[spec.resource]), headers: bearer(member.token) })
     t.equal(response.statusCode, 403, key)
     t.equal(response.json().error.code, 'FORBIDDEN', key)
   }
-  t.equal(await snapshot(app, admin.user.tenant_id), before, 'nothing changed')
+  t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'nothing changed')
 })
 
 t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route that takes one, and changes nothing', async (t) => {
@@ -99,7 +87,7 @@ t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route tha
   const attacker = await signup(app)
   const victim = await signup(app)
   const theirs = await resourcesOf(app, victim)
-  const before = await snapshot(app, victim.user.tenant_id)
+  const before = await tenantSnapshot(app, victim.user.tenant_id)
   let checked = 0
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.resource === undefined || spec.access === 'operator' || spec.access === 'public') continue
@@ -108,5 +96,5 @@ t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route tha
     checked++
   }
   t.ok(checked >= 6, `${checked} routes checked`)
-  t.equal(await snapshot(app, victim.user.tenant_id), before, 'the other tenant\'s rows are unchanged')
+  t.equal(await tenantSnapshot(app, victim.user.tenant_id), before, 'the other tenant\'s rows are unchanged')
 })

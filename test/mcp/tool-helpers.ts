@@ -51,15 +51,4 @@ export async function latestActivity (app: FastifyInstance, person: SignedUp, ty
   return feed.data.activities?.[0]
 }
 
-/** Everything a tool could change in a tenant, as text, to compare before and after a refused call. */
-export async function tenantSnapshot (app: FastifyInstance, tenantId: string): Promise<string> {
-  const rows = await Promise.all([
-    app.sql({ text: 'SELECT id, role, active, name, updated_at FROM users WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, status, updated_at, (SELECT count(*) FROM ticket_messages m WHERE m.ticket_id = t.id) AS messages FROM tickets t WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, type, actor_kind, actor_name FROM activities WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
-    app.sql({ text: 'SELECT id, recipient FROM mail_outbox WHERE tenant_id = $1 ORDER BY id', values: [tenantId] })
-  ])
-  return JSON.stringify(rows)
-}
+export { tenantSnapshot } from '../support/snapshot.ts'
