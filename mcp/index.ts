@@ -5,18 +5,13 @@ import { Type } from 'typebox'
 import { responses } from '../schemas/common.ts'
 import { JsonRpcErrorResponse, JsonRpcResponse, McpHeaders, McpRequestBody } from '../schemas/mcp.ts'
 import { toErrorBody } from '../plugins/app/http/envelope.ts'
-import { createAccessTokenVerifier, type AccessTokenVerifierOptions } from './access-token.ts'
+import { createAccessTokenVerifier } from './access-token.ts'
 import { createMcpAuthentication } from './authenticate.ts'
 import { handleMcpPost } from './http-bridge.ts'
 import { createMcpServer } from './mcp-server.ts'
 import { createOriginPolicy } from './origin-policy.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
-
-export interface McpPluginOptions {
-  /** Where the access tokens' keys come from; defaults to the authorization server's JWKS on AUTH_PORT. */
-  keys?: AccessTokenVerifierOptions['keys']
-}
 
 const MCP_PATH = '/api/mcp'
 
@@ -41,13 +36,14 @@ function jsonRpcErrors (error: FastifyError, request: FastifyRequest, reply: Fas
  * server; each tool calls the same service as the REST route, as the agent
  * acting for its person (activity records name the client).
  */
-const mcpRoutes: FastifyPluginAsyncTypebox<McpPluginOptions> = async (fastify, options) => {
+const mcpRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config } = fastify
   const resource = `${config.BASE_URL}${MCP_PATH}`
   const verify = createAccessTokenVerifier({
     issuer: config.BASE_URL,
     audience: resource,
-    keys: options.keys ?? new URL(`http://127.0.0.1:${config.AUTH_PORT}/.well-known/jwks.json`)
+    // The auth server's own address (as the portal's proxy uses), not BASE_URL: no round trip through the ingress.
+    keys: new URL(`http://127.0.0.1:${config.AUTH_PORT}/.well-known/jwks.json`)
   })
   const authenticate = createMcpAuthentication({
     baseUrl: config.BASE_URL,
