@@ -4,15 +4,13 @@
  * the bench company's admin and redeemed at its token endpoint: a real access
  * token, which the app verifies against that server's JWKS (AUTH_PORT).
  */
-import { register } from '../test/auth-server/helpers.ts'
 import type { RunningServer } from './child-process.ts'
-import { REDIRECT_URI, type MintedCode, type MintRequest } from './oauth-codes.ts'
+import type { MintedCode, MintRequest } from './oauth-codes.ts'
 import { exchangeBody } from './oauth-load.ts'
+import { registerClient } from './oauth-pair.ts'
 
 export async function agentAccessToken (auth: RunningServer, accountId: string): Promise<string> {
-  const { status, body } = await register(auth.url, { redirect_uris: [REDIRECT_URI], client_name: 'Bench MCP agent' })
-  if (status !== 201 || typeof body.client_id !== 'string') throw new Error(`client registration answered ${status}: ${JSON.stringify(body)}`)
-  const endpoint = { url: auth.url, path: '/oauth/token', clientId: body.client_id }
+  const endpoint = { url: auth.url, path: '/oauth/token', clientId: await registerClient(auth.url, 'Bench MCP agent') }
   const [minted] = await auth.call<MintedCode[]>('mint', { count: 1, clientId: endpoint.clientId, accountId, lifetimeSeconds: 600 } satisfies MintRequest)
   const response = await fetch(`${auth.url}/oauth/token`, {
     method: 'POST',

@@ -76,9 +76,9 @@ export async function measureTokenExchange (options: TokenPairOptions): Promise<
   })
 }
 
-/** The agent's client, registered through our real registration route. */
-async function registerClient (url: string): Promise<string> {
-  const { status, body } = await register(url, { redirect_uris: [REDIRECT_URI], client_name: 'Bench agent' })
+/** An agent's client, registered through our real registration route. */
+export async function registerClient (url: string, clientName = 'Bench agent'): Promise<string> {
+  const { status, body } = await register(url, { redirect_uris: [REDIRECT_URI], client_name: clientName })
   if (status !== 201 || typeof body.client_id !== 'string') throw new Error(`client registration answered ${status}: ${JSON.stringify(body)}`)
   return body.client_id
 }

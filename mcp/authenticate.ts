@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { bearerTokenIn } from '../lib/bearer.ts'
 import { defineError } from '../lib/errors.ts'
 import type { Sql } from '../lib/sql.ts'
 import { TokenInvalid, TokenMissing } from '../plugins/app/auth/auth.errors.ts'
@@ -35,10 +36,10 @@ export function createMcpAuthentication ({ baseUrl, sql, verify, originPolicy }:
       reply.header('www-authenticate', challenge())
       throw TokenMissing('Send an OAuth access token for this resource: see the WWW-Authenticate header')
     }
-    const match = /^Bearer ([A-Za-z0-9\-_.]+)$/i.exec(header.trim())
+    const token = bearerTokenIn(header)
     try {
-      if (match?.[1] === undefined) throw new AccessTokenRejected('not a bearer token')
-      const actor = await findAgentActor(sql, await verify(match[1]))
+      if (token === undefined) throw new AccessTokenRejected('not a bearer token')
+      const actor = await findAgentActor(sql, await verify(token))
       if (actor === undefined) throw new AccessTokenRejected('the person, grant or token is no longer valid')
       request.actor = actor
       request.scopeToTenant(actor.tenantId)

@@ -67,7 +67,8 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     async call (name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
       const entry = byName.get(name)
       if (entry === undefined) throw new Error(`Unknown tool ${name}`)
-      const input = structuredClone(args ?? {})
+      // The arguments were parsed for this request alone: validation may fill defaults in place.
+      const input = args ?? {}
       try {
         const nul = findNulCharacter(input)
         if (nul !== undefined) throw InvalidCharacter(`The arguments contain a NUL character (in ${nul})`, { fields: [{ field: nul, in: 'arguments', message: 'must not contain U+0000' }] })

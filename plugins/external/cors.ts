@@ -19,11 +19,13 @@ export default fp(async (fastify) => {
     strictPreflight: false,
     maxAge: 600
   }
+  const answer = { allowed: { ...options, origin: true }, refused: { ...options, origin: false } }
   await fastify.register(cors, {
     delegator: (request, callback) => {
       const origin = request.headers.origin
       const mcp = request.url === '/api/mcp' || request.url.startsWith('/api/mcp?')
-      callback(null, { ...options, origin: origin === undefined || allowed.has(origin) || (mcp && isLoopbackOrigin(origin)) })
+      const allow = origin === undefined || allowed.has(origin) || (mcp && isLoopbackOrigin(origin))
+      callback(null, allow ? answer.allowed : answer.refused)
     }
   })
 }, { name: 'cors', dependencies: ['env'] })

@@ -12,8 +12,9 @@ export async function createUser (server: TestAuthServer): Promise<{ id: string,
   return { id, email, name: 'Ada Lovelace' }
 }
 
-export async function registerClient (server: TestAuthServer): Promise<string> {
-  const { body } = await register(server.url, { redirect_uris: [REDIRECT], client_name: 'Test agent' })
+export async function registerClient (server: TestAuthServer, clientName = 'Test agent'): Promise<string> {
+  const { status, body } = await register(server.url, { redirect_uris: [REDIRECT], client_name: clientName })
+  if (status !== 201) throw new Error(`registration failed: ${JSON.stringify(body)}`)
   return body.client_id as string
 }
 

@@ -73,3 +73,14 @@ export async function waitForState (app: FastifyInstance, token: string, id: str
   }
   throw new Error(`instance ${id} did not reach ${states.join('/')} within ${timeoutMs} ms; last ${JSON.stringify(last)}`)
 }
+
+/** Whether the database server at `url` has a database called `name` (an instance's own, say). */
+export async function databaseExists (url: string, name: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
+  } finally {
+    await client.end()
+  }
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { BASE_URL, MCP, register, startTestAuthServer, type TestAuthServer } from '../auth-server/helpers.ts'
-import { issueCode, pkcePair, redeem, REDIRECT } from '../auth-server/token-support.ts'
+import { BASE_URL, MCP, startTestAuthServer, type TestAuthServer } from '../auth-server/helpers.ts'
+import { issueCode, pkcePair, redeem, registerClient } from '../auth-server/token-support.ts'
 import type { SignedUp } from './accounts.ts'
 import { build } from './build.ts'
 import { createTestDatabase } from './database.ts'
@@ -37,9 +37,7 @@ export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0]
   const { app } = await build(t, { databaseUrl, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
 
   async function connectAgent (person: SignedUp, clientName = 'Test agent'): Promise<ConnectedAgent> {
-    const registered = await register(auth.url, { redirect_uris: [REDIRECT], client_name: clientName })
-    if (registered.status !== 201) throw new Error(`registration failed: ${JSON.stringify(registered.body)}`)
-    const clientId = registered.body.client_id as string
+    const clientId = await registerClient(auth, clientName)
     const { verifier, challenge } = pkcePair()
     const { code, grantId } = await issueCode(auth, clientId, person.user.id, challenge)
     const tokens = await redeem(auth, clientId, code, verifier)

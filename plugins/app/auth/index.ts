@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { UserActor } from '../../../lib/actor.ts'
 import { authModeOf } from '../../../lib/route-auth.ts'
+import { bearerTokenIn } from '../../../lib/bearer.ts'
 import { createAuthService, type AuthService } from './auth.service.ts'
 import { TokenMissing } from './auth.errors.ts'
 
@@ -46,8 +47,7 @@ export default fp(async (fastify) => {
 }, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants'] })
 
 function bearerToken (request: FastifyRequest): string {
-  const header = request.headers.authorization
-  const match = header === undefined ? null : /^Bearer ([A-Za-z0-9\-_.]+)$/i.exec(header.trim())
-  if (match?.[1] === undefined) throw TokenMissing()
-  return match[1]
+  const token = bearerTokenIn(request.headers.authorization)
+  if (token === undefined) throw TokenMissing()
+  return token
 }

@@ -1,22 +1,11 @@
 import t from 'tap'
-import pg from 'pg'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../../support/docker/engine.ts'
-import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { cleanupInstances, databaseExists, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
-
-async function databaseExists (url: string, name: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
-  } finally {
-    await client.end()
-  }
-}
 
 docker.test('an instance is created, runs, stops, starts, restarts and is deleted on the real engine', async (t) => {
   const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t) })

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import pg from 'pg'
 import { AppsV1Api } from '@kubernetes/client-node'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
-import { cleanupInstances, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { cleanupInstances, databaseExists, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { fakeKubeApiServer, type FakeKubeApiServer } from '../../../support/kube/fake-api-server.ts'
 import { mergePatch } from '../../../support/kube/client-helpers.ts'
 
@@ -36,16 +35,6 @@ async function kubeApp (t: Test) {
     activities: async (id: string) => (await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE instance_id = $1 ORDER BY id', values: [id] })).map((r) => r.type)
   }
   return { kube, app, databaseUrl, admin, namespace, api }
-}
-
-async function databaseExists (url: string, name: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
-  } finally {
-    await client.end()
-  }
 }
 
 const decoded = (value: unknown): string => Buffer.from(String(value), 'base64').toString('utf8')
