@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
-import { toErrorBody } from './plugins/app/http/envelope.ts'
+import { sendError, toErrorBody } from './plugins/app/http/envelope.ts'
 import mcp from './mcp/index.ts'
 
 export interface AppOptions {
@@ -37,8 +37,7 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
     // Errors raised before routing (malformed URL, over-long path segment) get the envelope too.
     frameworkErrors: (error, request, reply) => {
       const { status, body } = toErrorBody(error)
-      const raw = reply as unknown as FastifyReply
-      void raw.code(status).header('x-request-id', request.id).send({ success: false, error: body, request_id: request.id })
+      void sendError((reply as unknown as FastifyReply).header('x-request-id', request.id), status, body)
     }
   }).withTypeProvider<TypeBoxTypeProvider>()
   // First hook of all, so that even a request refused by a later hook carries its id.

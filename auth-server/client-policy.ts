@@ -1,20 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import { errors, type KoaContextWithOIDC } from 'oidc-provider'
+import { LOOPBACK_HOSTNAMES } from '../lib/loopback.ts'
 
 /**
  * Public clients only: every client authenticates with `none` and no secret;
  * redirect URIs are https, or http on localhost/127.0.0.1 (any port), never
  * with a fragment.
  */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
-
 export function redirectUriProblem (uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'redirect_uris must only contain strings'
   const parsed = URL.parse(uri)
   if (parsed === null) return `redirect_uris must only contain valid URLs (${uri})`
   if (uri.includes('#')) return `redirect_uris must not contain a fragment (${uri})`
   if (parsed.protocol === 'https:') return undefined
-  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) return undefined
+  if (parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname)) return undefined
   return `redirect_uris must use https, or http on localhost or 127.0.0.1 (${uri})`
 }
 
@@ -61,7 +60,7 @@ export function allowLoopbackOnAnyPort (Client: { prototype: Record<string, any>
 
 function withoutLoopbackPort (uri: string): string | undefined {
   const parsed = URL.parse(uri)
-  if (parsed === null || parsed.protocol !== 'http:' || !LOOPBACK_HOSTS.has(parsed.hostname)) return undefined
+  if (parsed === null || parsed.protocol !== 'http:' || !LOOPBACK_HOSTNAMES.has(parsed.hostname)) return undefined
   parsed.port = ''
   return parsed.href
 }

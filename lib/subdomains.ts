@@ -1,4 +1,16 @@
 /**
+ * One rule for every subdomain we hand out, tenant (signup) and instance alike:
+ * a DNS label of 3 to 40 characters, lowercase letters, digits and inner hyphens.
+ */
+export const SUBDOMAIN_PATTERN = '^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$'
+export const SUBDOMAIN_RULE = '3 to 40 lowercase letters, digits or hyphens, not starting or ending with a hyphen'
+const SUBDOMAIN = new RegExp(SUBDOMAIN_PATTERN)
+
+export function isSubdomain (value: string): boolean {
+  return SUBDOMAIN.test(value)
+}
+
+/**
  * Names that route to our own services, or that people would mistake for
  * ours. Shared by tenant signup and instance creation.
  */

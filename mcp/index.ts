@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { responses } from '../schemas/common.ts'
 import { JsonRpcErrorResponse, JsonRpcResponse, McpHeaders, McpRequestBody } from '../schemas/mcp.ts'
-import { toErrorBody } from '../plugins/app/http/envelope.ts'
+import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
 import { createAccessTokenVerifier } from './access-token.ts'
 import { createMcpAuthentication } from './authenticate.ts'
 import { handleMcpPost } from './http-bridge.ts'
@@ -23,7 +23,7 @@ function jsonRpcErrors (error: FastifyError, request: FastifyRequest, reply: Fas
   }
   if (status !== 400) {
     if (status >= 500) request.log.error({ err: error }, 'MCP request failed')
-    return reply.code(status).send({ success: false, error: body, request_id: request.id })
+    return sendError(reply, status, body)
   }
   const code = body.code === 'INVALID_JSON' ? -32700 : -32600
   const message = code === -32700 ? 'Parse error: the body is not valid JSON' : `Invalid Request: ${body.message}`
@@ -94,11 +94,8 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'The endpoint is stateless: 405, with `Allow: POST`.',
         response: responses({}, [401, 403, 405])
       },
-      handler: async (request, reply) => reply.code(405).header('allow', 'POST').send({
-        success: false,
-        error: { code: 'METHOD_NOT_ALLOWED', message: `${method} is not offered: this MCP endpoint is stateless; use POST` },
-        request_id: request.id
-      })
+      handler: async (_request, reply) => sendError(reply.header('allow', 'POST'), 405,
+        { code: 'METHOD_NOT_ALLOWED', message: `${method} is not offered: this MCP endpoint is stateless; use POST` })
     })
   }
 }

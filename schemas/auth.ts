@@ -1,15 +1,16 @@
 import { Type } from 'typebox'
+import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
 import { Id, Success } from './common.ts'
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
 const Password = Type.String({ minLength: 10, maxLength: 256, description: 'At least 10 characters, not the e-mail address' })
 
-/** A DNS label: lowercase letters, digits and inner hyphens, 3 to 40 characters. */
+/** The tenant's subdomain: the same DNS-label rule as an instance's (lib/subdomains.ts). */
 export const Subdomain = Type.String({
   minLength: 3,
   maxLength: 40,
-  pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])$',
-  description: 'DNS label: lowercase letters, digits and hyphens, 3-40 characters, no leading or trailing hyphen'
+  pattern: SUBDOMAIN_PATTERN,
+  description: `DNS label: ${SUBDOMAIN_RULE}; not reserved (www, api, admin, portal, mail, …)`
 })
 
 export const SignupBody = Type.Object({

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
-import { SUBDOMAIN_PATTERN } from '../plugins/app/instances/instance-input.ts'
+import { SUBDOMAIN_PATTERN } from '../lib/subdomains.ts'
 import { Id, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.

@@ -1,14 +1,11 @@
 import { Type } from 'typebox'
 import { Id } from '../../schemas/common.ts'
 import { CreateTicketBody, ListTicketsQuery, ReplyBody } from '../../schemas/tickets.ts'
+import { trimTopLevelStrings } from '../../lib/trim.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const TicketRef = { ticket_id: Type.String({ ...Id, description: 'The ticket id (from list_tickets)' }) }
 
-/** As the REST routes do: length limits apply to the text that will be stored, without surrounding spaces. */
-function trimmed<T extends Record<string, unknown>> (input: T): T {
-  return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? value.trim() : value])) as T
-}
 
 export const supportTools = [
   defineTool({
@@ -38,7 +35,7 @@ export const supportTools = [
       'message. Use it for problems the agent cannot solve itself (billing questions, failures in `error` state).',
     input: CreateTicketBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    prepare: trimmed,
+    prepare: trimTopLevelStrings,
     run: async ({ app, em, actor }, input) => ({ ticket: await app.tickets.create(em, actor, input) })
   }),
 
@@ -48,7 +45,7 @@ export const supportTools = [
     description: 'Adds a message to a ticket\'s thread (a closed ticket is reopened). Answers the updated ticket.',
     input: Type.Object({ ...TicketRef, ...ReplyBody.properties }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    prepare: (input) => ({ ...input, ...trimmed({ message: input.message }) }),
+    prepare: (input) => ({ ...input, ...trimTopLevelStrings({ message: input.message }) }),
     run: async ({ app, em, actor }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(em, actor, id, { message }) })
   })
 ]

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { responses, Success } from '../../schemas/common.ts'
+import { sendError } from '../../plugins/app/http/envelope.ts'
 
 const HealthResponse = Success({ status: Type.String() })
 
@@ -24,14 +25,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/health/ready', {
     schema: { tags: ['health'], summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
-  }, async (request, reply) => {
+  }, async (_request, reply) => {
     const database = closing ? false : await databaseAnswers()
     if (!database) {
-      return reply.code(503).send({
-        success: false,
-        error: { code: 'NOT_READY', message: closing ? 'Shutting down' : 'Database is not reachable' },
-        request_id: request.id
-      })
+      return sendError(reply, 503, { code: 'NOT_READY', message: closing ? 'Shutting down' : 'Database is not reachable' })
     }
     return { success: true as const, status: 'ready' }
   })

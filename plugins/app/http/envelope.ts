@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify'
+import type { FastifyError, FastifyReply } from 'fastify'
 import { defineError, isAppError } from '../../../lib/errors.ts'
 
 export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
@@ -7,6 +7,11 @@ export interface ErrorBody {
   code: string
   message: string
   details?: unknown
+}
+
+/** The one shape of every REST error: `{ success: false, error: { code, message, details? }, request_id }`. */
+export function sendError (reply: FastifyReply, status: number, error: ErrorBody): FastifyReply {
+  return reply.code(status).send({ success: false, error, request_id: reply.request.id })
 }
 
 /** Fastify's own error codes, renamed into our vocabulary. */

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, RouteOptions } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
-import { findNonFiniteNumber, findNulCharacter, InvalidCharacter, toErrorBody } from './envelope.ts'
+import { findNonFiniteNumber, findNulCharacter, InvalidCharacter, sendError, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
 
 const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
@@ -54,7 +54,7 @@ export default fp(async (fastify) => {
     const { status, body } = toErrorBody(error)
     if (status >= 500) request.log.error({ err: error }, 'request failed')
     else request.log.info({ code: body.code, status }, body.message)
-    return reply.code(status).send({ success: false, error: body, request_id: request.id })
+    return sendError(reply, status, body)
   })
 
   // OPTIONS (answered by the CORS plugin on every path) says what the path allows.
@@ -67,16 +67,9 @@ export default fp(async (fastify) => {
   fastify.setNotFoundHandler((request, reply) => {
     const allowed = methodRouter.allowedMethods(request.url)
     if (allowed.length > 0) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({
-        success: false,
-        error: { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here; use ${allowed.join(', ')}`, details: { allowed } },
-        request_id: request.id
-      })
+      return sendError(reply.header('allow', allowed.join(', ')), 405,
+        { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here; use ${allowed.join(', ')}`, details: { allowed } })
     }
-    return reply.code(404).send({
-      success: false,
-      error: { code: 'ROUTE_NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` },
-      request_id: request.id
-    })
+    return sendError(reply, 404, { code: 'ROUTE_NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` })
   })
 }, { name: 'http' })

@@ -1,4 +1,4 @@
-import { isReservedSubdomain } from '../../../lib/subdomains.ts'
+import { isReservedSubdomain, isSubdomain, SUBDOMAIN_RULE } from '../../../lib/subdomains.ts'
 import type { BackendName } from '../../../provisioning/backend.ts'
 import { SubdomainReserved } from '../tenants/tenants.errors.ts'
 import { INSTANCE_BACKENDS } from './instance.entity.ts'
@@ -18,10 +18,6 @@ export interface CheckedInstanceInput {
   backend: BackendName
 }
 
-/** A DNS label of 3 to 40 characters: lowercase letters, digits and inner hyphens. */
-export const SUBDOMAIN_PATTERN = '^[a-z0-9](?:[a-z0-9-]{1,38}[a-z0-9])$'
-const SUBDOMAIN = new RegExp(SUBDOMAIN_PATTERN)
-
 function invalid (field: string, message: string, allowed?: readonly string[]): never {
   throw InstanceInputInvalid(`${field} ${message}`, {
     fields: [{ field, in: 'body', message, ...(allowed === undefined ? {} : { allowed: [...allowed] }) }]
@@ -37,8 +33,8 @@ export function checkInstanceInput (input: NewInstanceInput, erpVersions: readon
   const name = input.name.trim()
   if (name.length < 1 || name.length > 100) invalid('name', 'must be 1 to 100 characters')
   const subdomain = input.subdomain
-  if (!SUBDOMAIN.test(subdomain)) {
-    invalid('subdomain', 'must be a DNS label: 3 to 40 lowercase letters, digits or hyphens, not starting or ending with a hyphen')
+  if (!isSubdomain(subdomain)) {
+    invalid('subdomain', `must be a DNS label: ${SUBDOMAIN_RULE}`)
   }
   if (isReservedSubdomain(subdomain)) throw SubdomainReserved(`The subdomain "${subdomain}" is reserved`, { field: 'subdomain' })
   if (!erpVersions.includes(input.erp_version)) invalid('erp_version', 'must be equal to one of the allowed values', erpVersions)
