@@ -85,6 +85,15 @@ t.test(`README.md stays a front door (at most ${README_MAX_LINES} lines)`, async
   t.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; move detail into docs/`)
 })
 
+t.test("README.md's layout table names every top-level folder", async (t) => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  const folders = (await readdir(ROOT, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory() && !SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || entry.name === '.ci'))
+    .map((entry) => entry.name)
+  t.ok(folders.includes('routes'), `found ${folders.length} folders`)
+  for (const folder of folders) t.ok(readme.includes(`| \`${folder}/`), `${folder}/ is in the layout table`)
+})
+
 t.test('relative links in the Markdown point to files and headings that exist', async (t) => {
   t.ok(markdownFiles.some((file) => shown(file) === 'README.md'), 'README.md is checked')
   t.ok(markdownFiles.some((file) => shown(file).startsWith('docs/')), 'docs/ is checked')
