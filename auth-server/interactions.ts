@@ -10,7 +10,7 @@ import { bindTransaction, EXPIRED_MESSAGE, sendError, setFrameHeaders } from './
 import { createPortalClient } from './interactions-portal.ts'
 
 /**
- * The login handoff and the consent page (issue 6). `GET /oauth/authorize`
+ * The login handoff and the consent page. `GET /oauth/authorize`
  * without a session sends the browser to the portal's login page with
  * `?oauth_transaction=<uid>` (the oidc-provider Interaction id); the portal
  * sends it back to `/oauth/handoff` with a one-time code. Interactions are

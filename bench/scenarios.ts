@@ -65,9 +65,8 @@ export interface PreparedTenant {
 }
 
 /**
- * The measured tenant's data: 10 users and 200 activities, as the portal-core
- * issue specifies, and 50 instances, as the instances issue does (recorded rows:
- * neither route asks a backend).
+ * The measured tenant's data: 10 users, 200 activities and 50 instances
+ * (recorded rows: neither route asks a backend).
  */
 export async function prepareTenant (databaseUrl: string, session: Session): Promise<Omit<PreparedTenant, 'agentToken'>> {
   const client = new pg.Client({ connectionString: databaseUrl })

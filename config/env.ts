@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox'
 
 /**
  * The one validated configuration schema. Every variable is documented in
- * `.env.example` and in the README's configuration table.
+ * `.env.example` and in docs/configuration.md (generated from this schema).
  */
 export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3000 }),

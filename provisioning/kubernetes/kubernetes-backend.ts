@@ -37,7 +37,7 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
       } catch (error) {
         if (error instanceof KubernetesApiError) {
           const hint = error.code === 403
-            ? 'the portal\'s Kubernetes account lacks permissions: grant it the ClusterRole described in the README'
+            ? 'the portal\'s Kubernetes account lacks permissions: grant it the permissions listed in docs/operations.md'
             : `check the cluster at ${server}`
           throw new BackendUnavailableError('kubernetes', error.message, hint, { cause: error })
         }

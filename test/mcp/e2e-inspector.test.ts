@@ -1,5 +1,5 @@
 /**
- * Issue 7: the MCP Inspector CLI (@modelcontextprotocol/inspector, a devDependency)
+ * The MCP Inspector CLI (@modelcontextprotocol/inspector, a devDependency)
  * run as a person runs it from a shell, against the portal's one origin:
  *
  *   npx @modelcontextprotocol/inspector --cli <BASE_URL>/api/mcp --transport http \

@@ -1,5 +1,5 @@
 /**
- * Issue 7: mcp-remote (a devDependency) as Claude Desktop runs it for a stdio-only
+ * mcp-remote (a devDependency) as Claude Desktop runs it for a stdio-only
  * client: `npx mcp-remote <BASE_URL>/api/mcp <callback port> --allow-http`, spoken to
  * over stdio by the SDK's Client + StdioClientTransport.
  *

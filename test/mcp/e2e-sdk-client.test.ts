@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end: the MCP SDK's own Client and StreamableHTTPClientTransport,
+ * End to end: the MCP SDK's own Client and StreamableHTTPClientTransport,
  * authorised by the SDK's OAuth support against the real authorization server
  * behind the portal's one origin (test/support/single-origin.ts); the person's
  * login and consent are played by test/support/mcp-oauth-provider.ts.

@@ -3,7 +3,7 @@ import type { PaymentEvent, PaymentProvider } from './payment-provider.ts'
 import { PaymentEventInvalid } from './payments.errors.ts'
 import { signBody, verifyBodySignature } from './hmac-signature.ts'
 
-/** The sandbox's JSON payload, as documented in the README (amount in minor units). */
+/** The sandbox's JSON payload, as documented in docs/billing.md (amount in minor units). */
 export interface SandboxPayload {
   transaction_id: string
   reference: string

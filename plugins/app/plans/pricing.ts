@@ -45,7 +45,7 @@ function annualOf (monthly: number, discountBps: number): number {
 }
 
 /**
- * The price of a plan for a request. The rules (README, "Pricing"):
+ * The price of a plan for a request. The rules (docs/billing.md, "Plans and pricing"):
  * - base_monthly = base price + (users beyond the included users) x price per extra user;
  * - extra_storage = the requested GB beyond the included storage, each at the overage price;
  * - each annual amount = 12 x its monthly amount less the annual discount, rounded to the minor unit;

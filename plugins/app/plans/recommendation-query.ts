@@ -44,7 +44,7 @@ function quantity (text: string | undefined, rule: QuantityRule): number | Query
 
 /**
  * The lenient rules of GET /api/subscription/recommendation, in one place
- * (README, "Plan recommendation"): users default 1, rounded down, at least 1;
+ * (docs/billing.md, "Plan recommendation"): users default 1, rounded down, at least 1;
  * storage default 0, rounded up to whole GB, at least 0; either above its
  * maximum or not a decimal number is an error naming the field; billing_cycle
  * is `yearly` only when it is exactly that, otherwise `monthly`.

@@ -1,5 +1,5 @@
 /**
- * The pricing invariants (README, "Pricing"), checked on the public JSON in
+ * The pricing invariants (docs/billing.md, "Plans and pricing"), checked on the public JSON in
  * exact integer minor units, so float noise cannot hide or fake a violation.
  * Shared by the pure property test and the HTTP ones.
  */

@@ -2,7 +2,7 @@ import t from 'tap'
 import { ALL_STATES, TRANSITIONS, assertTransition, canTransition } from '../../../../plugins/app/subscriptions/subscription-states.ts'
 import { SUBSCRIPTION_STATUSES } from '../../../../plugins/app/subscriptions/subscription.entity.ts'
 
-/** The documented table (README), written out independently of the module under test. */
+/** The documented table (docs/billing.md), written out independently of the module under test. */
 const DOCUMENTED: Record<string, string[]> = {
   none: ['trialing', 'pending_payment', 'active'],
   trialing: ['pending_payment', 'active', 'expired', 'cancelled'],
