@@ -6,6 +6,7 @@ import { interactionUrl, renderInteractionError } from './interactions.ts'
 import type { SigningKeys } from './keys.ts'
 import { rotateRefreshToken } from './refresh-grace.ts'
 import { resourceIndicatorsFeature } from './resource.ts'
+import { revocationAllowedPolicy } from './revocation.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
@@ -55,7 +56,7 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, idFactory: enforcePublicClient },
-      revocation: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: revocationAllowedPolicy },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
