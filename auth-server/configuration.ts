@@ -7,6 +7,7 @@ import type { SigningKeys } from './keys.ts'
 import { rotateRefreshToken } from './refresh-grace.ts'
 import { resourceIndicatorsFeature } from './resource.ts'
 import { revocationAllowedPolicy } from './revocation.ts'
+import { MCP_SCOPE, reduceToGrantableScope } from './scopes.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
@@ -41,7 +42,8 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     cookies: { keys: deps.cookieKeys },
     findAccount,
     routes,
-    scopes: ['mcp'],
+    scopes: [MCP_SCOPE],
+    extraParams: { scope: reduceToGrantableScope },
     responseTypes: ['code'],
     clientAuthMethods: ['none'],
     clientDefaults: {
