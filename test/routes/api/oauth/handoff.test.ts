@@ -42,6 +42,20 @@ t.test('mint: a one-time code and the auth server URL; only its SHA-256 is store
   t.not(second, code, 'every code is new')
 })
 
+t.test('mint: a transaction with a lone surrogate, a NUL or a control character is a 400 in the envelope', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  for (const transaction of ['\ud800', 'abc\udc00', 'a\u0000b', 'line\nbreak']) {
+    const response = await app.inject({
+      method: 'POST', url: '/api/oauth/handoff', headers: { ...bearer(admin.token), 'content-type': 'application/json' },
+      payload: JSON.stringify({ oauth_transaction: transaction })
+    })
+    t.equal(response.statusCode, 400, JSON.stringify(transaction))
+    t.match(response.json(), { success: false, error: { code: 'VALIDATION_FAILED' } })
+  }
+  t.equal((await mint(app, admin.token, 'emoji \ud83d\ude00 is fine')).statusCode, 200, 'a surrogate pair is text')
+})
+
 t.test('mint: needs a member token and a transaction of 1-255 characters; limited per IP', async (t) => {
   const { app } = await build(t)
   const admin = await signup(app)
