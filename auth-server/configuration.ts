@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config/env.ts'
 import type { FindAccount } from './account.ts'
 import type { AdapterFactory } from './adapter.ts'
+import type { ClientIdMetadataDocuments } from './client-id-metadata.ts'
 import { clientMetadataPolicy, enforcePublicClient } from './client-policy.ts'
 import { interactionUrl, renderInteractionError } from './interactions.ts'
 import type { SigningKeys } from './keys.ts'
@@ -11,7 +12,7 @@ import { MCP_SCOPE, reduceToGrantableScope } from './scopes.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
-  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET'>
+  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET' | 'OUTBOUND_ALLOW_HOSTS'>
 
 export interface ConfigurationDeps {
   config: AuthServerConfig
@@ -20,6 +21,7 @@ export interface ConfigurationDeps {
   findAccount: FindAccount
   cookieKeys: string[]
   mcpResource: string
+  clientIdMetadata: ClientIdMetadataDocuments
 }
 
 export const routes = {
@@ -53,6 +55,8 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     },
     extraClientMetadata: clientMetadataPolicy,
     pkce: { required: () => true },
+    // Every outbound request of the library (client metadata documents) goes through lib/outbound-url.ts.
+    fetch: deps.clientIdMetadata.fetch,
     // Browser-based public clients call token/revocation from any origin; no cookies are involved there.
     clientBasedCORS: () => true,
     features: {
@@ -62,6 +66,7 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      clientIdMetadataDocument: deps.clientIdMetadata.feature,
       resourceIndicators: resourceIndicatorsFeature({
         mcpResource: deps.mcpResource,
         accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
