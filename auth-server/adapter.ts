@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
+import { isStorableText } from '../lib/storable-text.ts'
 import { withClientCache } from './client-cache.ts'
 
 /**
@@ -65,8 +66,21 @@ const CONSUME = {
 const DESTROY = { name: 'oidc-destroy', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2' }
 const REVOKE_BY_GRANT = { name: 'oidc-revoke-by-grant', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND grant_id = $2' }
 
+/**
+ * Every value an adapter (or refresh-grace.ts) sends to PostgreSQL passes here first. Request input
+ * (a code, a token, a client id, registration metadata) holding a NUL or a
+ * lone surrogate is a 400 invalid_request in the OAuth error format, not a
+ * database error answered as 500 server_error.
+ */
+export function assertStorable (...values: unknown[]): void {
+  if (!values.every(isStorableText)) {
+    throw new errors.InvalidRequest('the request contains a NUL character or text that is not valid UTF-8')
+  }
+}
+
 function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number): Adapter {
   async function findOne (where: keyof typeof FIND, value: string): Promise<AdapterPayload | undefined> {
+    assertStorable(value)
     const { rows } = await pool.query<PayloadRow>({ ...FIND[where], values: [kind, value, graceSeconds] })
     const row = rows[0]
     if (row === undefined) return undefined
@@ -75,6 +89,7 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
 
   return {
     async upsert (id, payload, expiresIn) {
+      assertStorable(id, payload)
       const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null
       await pool.query({
         ...UPSERT,
@@ -87,16 +102,19 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
     findByUserCode: (userCode) => findOne('user_code', userCode),
 
     async consume (id) {
+      assertStorable(id)
       const { rowCount } = await pool.query({ ...CONSUME, values: [kind, id] })
       // The library ignores consume's result: only an exception stops a second redemption.
       if (rowCount !== 1) throw new AlreadyConsumedError(kind)
     },
 
     async destroy (id) {
+      assertStorable(id)
       await pool.query({ ...DESTROY, values: [kind, id] })
     },
 
     async revokeByGrantId (grantId) {
+      assertStorable(grantId)
       await pool.query({ ...REVOKE_BY_GRANT, values: [kind, grantId] })
     }
   }

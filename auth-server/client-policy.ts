@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { errors, type KoaContextWithOIDC } from 'oidc-provider'
-import { LOOPBACK_HOSTNAMES } from '../lib/loopback.ts'
 
 /**
  * Public clients only: every client authenticates with `none` and no secret;
- * redirect URIs are https, or http on localhost/127.0.0.1 (any port), never
- * with a fragment.
+ * redirect URIs are https, or http on localhost/127.0.0.1/[::1] (any port),
+ * never with a fragment.
  */
 export function redirectUriProblem (uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'redirect_uris must only contain strings'
@@ -13,7 +12,8 @@ export function redirectUriProblem (uri: unknown): string | undefined {
   if (parsed === null) return `redirect_uris must only contain valid URLs (${uri})`
   if (uri.includes('#')) return `redirect_uris must not contain a fragment (${uri})`
   if (parsed.protocol === 'https:') return undefined
-  if (parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname)) return undefined
+  // Written as such, not merely resolving there: matching is by string (see redirectUriMatches).
+  if (parsed.protocol === 'http:' && withoutLoopbackPort(uri) !== undefined) return undefined
   return `redirect_uris must use https, or http on localhost or 127.0.0.1 (${uri})`
 }
 
@@ -48,19 +48,32 @@ export const clientMetadataPolicy = {
   }
 }
 
-/** RFC 8252 7.3: a loopback redirect URI matches on any port, whatever the application_type. */
+/**
+ * RFC 8252 7.3 and RFC 9700 4.1.3: a redirect URI matches its registered value
+ * as a string, except that a loopback one (http on localhost, 127.0.0.1 or
+ * [::1]) may name any port. Nothing is normalised: `/x/../cb`, `127.1` or
+ * `0x7f.0.0.1` are other strings, so they are refused (the library then
+ * renders its error page instead of redirecting). Replaces the library's check
+ * for every application_type.
+ */
 export function allowLoopbackOnAnyPort (Client: { prototype: Record<string, any> }): void {
-  const exact = Client.prototype.redirectUriAllowed as (this: { redirectUris: string[] }, value: string) => boolean
   Client.prototype.redirectUriAllowed = function (this: { redirectUris: string[] }, value: string): boolean {
-    if (exact.call(this, value)) return true
-    const wanted = withoutLoopbackPort(value)
-    return wanted !== undefined && this.redirectUris.some((uri) => withoutLoopbackPort(uri) === wanted)
+    return redirectUriMatches(value, this.redirectUris)
   }
 }
 
-function withoutLoopbackPort (uri: string): string | undefined {
-  const parsed = URL.parse(uri)
-  if (parsed === null || parsed.protocol !== 'http:' || !LOOPBACK_HOSTNAMES.has(parsed.hostname)) return undefined
-  parsed.port = ''
-  return parsed.href
+export function redirectUriMatches (requested: string, registered: readonly string[]): boolean {
+  if (registered.includes(requested)) return true
+  const wanted = withoutLoopbackPort(requested)
+  return wanted !== undefined && registered.some((uri) => withoutLoopbackPort(uri) === wanted)
+}
+
+const LOOPBACK_AUTHORITY = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::([0-9]{1,5}))?(?=[/?]|$)/
+
+/** The raw string with its port cut out, when it is an http loopback URI with a valid port (or none). */
+export function withoutLoopbackPort (uri: string): string | undefined {
+  const match = LOOPBACK_AUTHORITY.exec(uri)
+  if (match === null) return undefined
+  if (match[2] !== undefined && Number(match[2]) > 65535) return undefined
+  return `http://${match[1]}${uri.slice(match[0].length)}`
 }

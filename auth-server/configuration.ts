@@ -1,15 +1,18 @@
 import type { AppConfig } from '../config/env.ts'
 import type { FindAccount } from './account.ts'
 import type { AdapterFactory } from './adapter.ts'
+import type { ClientIdMetadataDocuments } from './client-id-metadata.ts'
 import { clientMetadataPolicy, enforcePublicClient } from './client-policy.ts'
 import { interactionUrl, renderInteractionError } from './interactions.ts'
 import type { SigningKeys } from './keys.ts'
 import { rotateRefreshToken } from './refresh-grace.ts'
 import { resourceIndicatorsFeature } from './resource.ts'
+import { revocationAllowedPolicy } from './revocation.ts'
+import { MCP_SCOPE, reduceToGrantableScope } from './scopes.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
-  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET'>
+  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET' | 'OUTBOUND_ALLOW_HOSTS'>
 
 export interface ConfigurationDeps {
   config: AuthServerConfig
@@ -18,6 +21,7 @@ export interface ConfigurationDeps {
   findAccount: FindAccount
   cookieKeys: string[]
   mcpResource: string
+  clientIdMetadata: ClientIdMetadataDocuments
 }
 
 export const routes = {
@@ -40,7 +44,8 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     cookies: { keys: deps.cookieKeys },
     findAccount,
     routes,
-    scopes: ['mcp'],
+    scopes: [MCP_SCOPE],
+    extraParams: { scope: reduceToGrantableScope },
     responseTypes: ['code'],
     clientAuthMethods: ['none'],
     clientDefaults: {
@@ -50,15 +55,18 @@ export function buildConfiguration (deps: ConfigurationDeps): Record<string, unk
     },
     extraClientMetadata: clientMetadataPolicy,
     pkce: { required: () => true },
+    // Every outbound request of the library (client metadata documents) goes through lib/outbound-url.ts.
+    fetch: deps.clientIdMetadata.fetch,
     // Browser-based public clients call token/revocation from any origin; no cookies are involved there.
     clientBasedCORS: () => true,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, idFactory: enforcePublicClient },
-      revocation: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: revocationAllowedPolicy },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      clientIdMetadataDocument: deps.clientIdMetadata.feature,
       resourceIndicators: resourceIndicatorsFeature({
         mcpResource: deps.mcpResource,
         accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,

@@ -18,8 +18,10 @@ export function rewriteMetadata (): KoaMiddleware {
     body.token_endpoint_auth_methods_supported = ['none']
     body.revocation_endpoint_auth_methods_supported = ['none']
     body.response_modes_supported = ['query']
-    delete body.claims_supported
-    delete body.claims_parameter_supported
+    // No ID tokens are issued (auth-server/scopes.ts): none of OpenID Connect's ID token fields apply.
+    for (const key of ['claims_supported', 'claims_parameter_supported', 'claim_types_supported', 'subject_types_supported', 'id_token_signing_alg_values_supported']) {
+      delete body[key]
+    }
     delete body.token_endpoint_auth_signing_alg_values_supported
   }
 }

@@ -50,6 +50,7 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }:
       transaction: interaction.uid,
       csrf: csrf.token(interaction.uid),
       clientName: clientName(client),
+      clientHost: metadataDocumentHost(client),
       redirectHost: redirectHost(interaction.params?.redirect_uri),
       person: { name: person.name, email: person.email, tenantName: person.tenantName }
     }))
@@ -102,6 +103,11 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }:
 
 function clientName (client: any): string {
   return typeof client.clientName === 'string' && client.clientName !== '' ? client.clientName : client.clientId
+}
+
+/** The host of a client identified by its metadata document URL (client-id-metadata.ts); undefined for registered clients. */
+function metadataDocumentHost (client: any): string | undefined {
+  return client.clientIdMetadataDocument === true ? URL.parse(client.clientId)?.host : undefined
 }
 
 function redirectHost (redirectUri: unknown): string {

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { KoaContextWithOIDC, KoaMiddleware } from 'oidc-provider'
+import { errors, type KoaContextWithOIDC, type KoaMiddleware } from 'oidc-provider'
 import type Provider from 'oidc-provider'
 import { deriveKey } from '../lib/secrets.ts'
 import { resolveHandoffSecret } from '../plugins/app/oauth/handoff-code.ts'
@@ -91,6 +91,10 @@ export function interactionRoutes (deps: InteractionDeps): KoaMiddleware {
       ctx.set('Allow', path === '/oauth/handoff' ? 'GET' : 'GET, POST')
       sendError(ctx, 405, 'Cannot continue', 'This address does not accept this kind of request.')
     } catch (error) {
+      // Bad input the adapter refused (auth-server/adapter.ts), e.g. a NUL in the transaction id.
+      if (error instanceof errors.OIDCProviderError && error.status < 500) {
+        return sendError(ctx, error.status, 'Cannot continue', error.error_description ?? 'This request is not valid.')
+      }
       log(`oauth ${path} failed: ${(error as Error).stack ?? String(error)}`)
       sendError(ctx, 500, 'Something went wrong', 'Something went wrong on our side. Start again from your agent.')
     }

@@ -41,6 +41,9 @@ declare module 'oidc-provider' {
     InvalidRequest: new (description?: string) => OIDCProviderError
     InvalidTarget: new (description?: string) => OIDCProviderError
     AccessDenied: new (description?: string) => OIDCProviderError
+    InvalidClient: new (description?: string) => OIDCProviderError
+    InvalidScope: new (description: string, scope?: string) => OIDCProviderError
+    UnauthorizedClient: new (description?: string) => OIDCProviderError
   }
 
   export default class Provider {

@@ -4,7 +4,9 @@ import type { AppConfig } from '../config/env.ts'
 import { deriveKey } from '../lib/secrets.ts'
 import type { FindAccount } from './account.ts'
 import { createPostgresAdapter } from './adapter.ts'
+import { parseAllowHosts } from '../lib/outbound-url.ts'
 import { builtInGrants, wrapBuiltInGrant } from './built-in-grants.ts'
+import { clientIdMetadataDocuments } from './client-id-metadata.ts'
 import { allowLoopbackOnAnyPort } from './client-policy.ts'
 import { buildConfiguration, routes, type AuthServerConfig } from './configuration.ts'
 import { registrationCors, rewriteMetadata } from './http-policies.ts'
@@ -20,6 +22,8 @@ export interface ProviderDeps {
   pool: pg.Pool
   keys: SigningKeys
   findAccount: FindAccount
+  /** Test only: a certificate to trust for outbound requests (a local HTTPS server's self-signed one). */
+  outboundCa?: string
 }
 
 /** The configured oidc-provider instance (a Koa app: `provider.callback()` serves it). */
@@ -34,7 +38,10 @@ export function createProvider (deps: ProviderDeps): Provider {
     keys,
     findAccount: deps.findAccount,
     cookieKeys: [deriveKey(config.JWT_SECRET, 'oidc-cookies').toString('base64url')],
-    mcpResource
+    mcpResource,
+    clientIdMetadata: clientIdMetadataDocuments({
+      outbound: { allowHosts: parseAllowHosts(config.OUTBOUND_ALLOW_HOSTS), ...(deps.outboundCa === undefined ? {} : { extraCa: deps.outboundCa }) }
+    })
   }))
   provider.proxy = true
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import type { KoaContextWithOIDC } from 'oidc-provider'
-import { isAlreadyConsumed } from './adapter.ts'
+import { assertStorable, isAlreadyConsumed } from './adapter.ts'
 import type { GrantHandler } from './built-in-grants.ts'
 
 /**
@@ -36,6 +36,7 @@ export function createRefreshGrace (options: RefreshGraceOptions): (original: Gr
   const raceWaitMs = options.raceWaitMs ?? 3000
 
   async function rotationOf (id: string): Promise<{ consumed: number | null, successor: string | null } | undefined> {
+    assertStorable(id)
     const { rows } = await pool.query<{ consumed: string | null, successor: string | null }>(
       `SELECT extract(epoch FROM consumed_at) AS consumed, payload->>'successor' AS successor
        FROM oidc_payloads WHERE kind = 'RefreshToken' AND id = $1 AND (expires_at IS NULL OR expires_at > now())`,

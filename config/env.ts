@@ -75,7 +75,9 @@ export const EnvSchema = Type.Object({
   HANDOFF_TTL_SECONDS: Type.Integer({ minimum: 10, maximum: 60, default: 60 }),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900 }),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 2_592_000 }),
-  OAUTH_REFRESH_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30 })
+  OAUTH_REFRESH_GRACE_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30 }),
+  // Outbound requests to URLs that users or clients choose (lib/outbound-url.ts): hosts exempt from the public-address check.
+  OUTBOUND_ALLOW_HOSTS: Type.String({ default: '', description: 'Host names, comma-separated, that outbound fetches may reach even on private addresses' })
 })
 
 type RawEnv = Static<typeof EnvSchema>

@@ -1,7 +1,10 @@
 import { Type } from 'typebox'
 import { Id, Success } from './common.ts'
 
-const Transaction = Type.String({ minLength: 1, maxLength: 255, description: 'The authorization transaction (interaction id) the auth server sent the person to the login page with' })
+/** No control characters (NUL included) and no lone surrogates: the value goes into a URL (encodeURIComponent throws on a lone surrogate) and into PostgreSQL. */
+const PRINTABLE = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$'
+
+const Transaction = Type.String({ minLength: 1, maxLength: 255, pattern: PRINTABLE, description: 'The authorization transaction (interaction id) the auth server sent the person to the login page with' })
 const HandoffCode = Type.String({ minLength: 1, maxLength: 128, description: 'A one-time handoff code (43 characters, base64url)' })
 
 export const HandoffBody = Type.Object({ oauth_transaction: Transaction }, { additionalProperties: false })

@@ -4,6 +4,8 @@ export interface ConsentPageInput {
   transaction: string
   csrf: string
   clientName: string
+  /** For a client identified by the URL of its metadata document: that URL's host, which vouches for the name. */
+  clientHost?: string | undefined
   redirectHost: string
   person: { name: string, email: string, tenantName: string }
 }
@@ -15,7 +17,8 @@ export function renderConsentPage (input: ConsentPageInput): string {
   return layout(`Allow ${input.clientName}?`, `<h1>Allow ${client} to access your account?</h1>
 <dl>
 <dt>Application</dt><dd>${client}</dd>
-<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHost)}</dd>
+${input.clientHost === undefined ? '' : `<dt>Published by</dt><dd>${escapeHtml(input.clientHost)} (the application's own description, read from its address)</dd>
+`}<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHost)}</dd>
 <dt>Signed in as</dt><dd>${escapeHtml(person.name)} (${escapeHtml(person.email)})</dd>
 <dt>Company</dt><dd>${escapeHtml(person.tenantName)}</dd>
 </dl>

@@ -31,7 +31,7 @@ export interface FlowServers {
  * so its login page hands back to it. The production topology (one origin, the portal
  * proxying to the auth server) is test/support/single-origin.ts.
  */
-export async function startFlowServers (t: Teardown, authEnv: Record<string, unknown> = {}): Promise<FlowServers> {
+export async function startFlowServers (t: Teardown, authEnv: Record<string, unknown> = {}, options: { outboundCa?: string } = {}): Promise<FlowServers> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => { res.statusCode = 503; res.end() }
   const server = createServer((req, res) => handler(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -55,7 +55,7 @@ export async function startFlowServers (t: Teardown, authEnv: Record<string, unk
   pool.on('error', () => {})
   t.teardown(() => pool.end())
   const keys = await createSigningKeyStore({ dataDir, jwtSecret: TEST_JWT_SECRET }).load()
-  const provider = createProvider({ config, pool, keys, findAccount: createFindAccount(pool) })
+  const provider = createProvider({ config, pool, keys, findAccount: createFindAccount(pool), ...options })
   handler = provider.callback()
   const name = await pool.query<{ name: string }>('SELECT name FROM users WHERE id = $1', [person.user.id])
   return { authUrl, portalUrl, pool, person, personName: name.rows[0]?.name ?? '' }

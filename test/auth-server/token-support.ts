@@ -55,13 +55,18 @@ export function refresh (server: TestAuthServer, clientId: string, refreshToken:
 }
 
 export async function revoke (server: TestAuthServer, clientId: string, token: string): Promise<number> {
+  return (await revokeRequest(server, clientId, token)).status
+}
+
+/** The revocation answer: status and body (empty on success, an OAuth error object otherwise). */
+export async function revokeRequest (server: TestAuthServer, clientId: string, token: string): Promise<{ status: number, body: Record<string, any> | string }> {
   const response = await fetch(`${server.url}/oauth/revoke`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ client_id: clientId, token })
   })
-  await response.arrayBuffer()
-  return response.status
+  const text = await response.text()
+  return { status: response.status, body: text === '' ? text : JSON.parse(text) as Record<string, any> }
 }
 
 export async function grantExists (server: TestAuthServer, grantId: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import t from 'tap'
 import { BASE_URL, MCP, startTestAuthServer } from './helpers.ts'
-import { createUser, grantExists, issueCode, pkcePair, redeem, registerClient, revoke } from './token-support.ts'
+import { createUser, grantExists, issueCode, pkcePair, redeem, refresh, registerClient, revoke, revokeRequest } from './token-support.ts'
 
 t.test('authorization code exchange', async (t) => {
   const server = await startTestAuthServer(t)
@@ -88,9 +88,24 @@ t.test('authorization code exchange', async (t) => {
     const { rows } = await server.pool.query<{ jti: string, exp: number }>('SELECT jti, extract(epoch FROM expires_at)::int AS exp FROM oauth_revoked_tokens')
     t.same(rows, [{ jti: payload.jti, exp: payload.exp }])
     t.ok(await grantExists(server, grantId), 'revoking an access token keeps the grant')
+  })
+
+  t.test('another client cannot revoke the tokens: unauthorized_client, and they keep working (RFC 7009 2.1)', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(server, clientId, user.id, challenge)
+    const { body } = await redeem(server, clientId, code, verifier)
     const other = await registerClient(server)
     await server.pool.query('DELETE FROM oauth_revoked_tokens')
-    t.equal(await revoke(server, other, body.access_token), 200, 'another client gets 200 too (RFC 7009)')
-    t.equal((await server.pool.query('SELECT 1 FROM oauth_revoked_tokens')).rowCount, 0, 'but revokes nothing')
+    for (const token of [body.access_token, body.refresh_token]) {
+      t.same(await revokeRequest(server, other, token), {
+        status: 400, body: { error: 'unauthorized_client', error_description: 'the token was not issued to this client' }
+      })
+    }
+    t.equal((await server.pool.query('SELECT 1 FROM oauth_revoked_tokens')).rowCount, 0, 'the access token is not on the denylist')
+    t.ok(await grantExists(server, grantId), 'the grant stands')
+    const refreshed = await refresh(server, clientId, body.refresh_token)
+    t.equal(refreshed.status, 200, 'the refresh token still works')
+    t.equal(await revoke(server, 'no-such-client', refreshed.body.refresh_token as string), 401, 'an unknown client is invalid_client')
+    t.equal(await revoke(server, other, 'not-a-token'), 200, 'an unknown token is still 200')
   })
 })

@@ -42,7 +42,7 @@ t.test('mint: a one-time code and the auth server URL; only its SHA-256 is store
   t.not(second, code, 'every code is new')
 })
 
-t.test('mint: needs a member token and a transaction of 1-255 characters; limited per IP', async (t) => {
+t.test('mint: needs a member token and a transaction of 1-255 printable characters; limited per IP', async (t) => {
   const { app } = await build(t)
   const admin = await signup(app)
   const member = await addMember(app, admin.user.tenant_id)
@@ -51,6 +51,13 @@ t.test('mint: needs a member token and a transaction of 1-255 characters; limite
   t.equal((await mint(app, admin.token, '')).statusCode, 400)
   t.equal((await mint(app, admin.token, 'x'.repeat(256))).statusCode, 400)
   t.equal((await mint(app, admin.token, 'x'.repeat(255))).statusCode, 200)
+  // Neither PostgreSQL nor encodeURIComponent takes these: a 400 in the envelope, not a 500.
+  for (const [transaction, code] of [['\ud800', 'VALIDATION_FAILED'], ['abc\udc00', 'VALIDATION_FAILED'], ['line\nbreak', 'VALIDATION_FAILED'], ['a\u0000b', 'INVALID_CHARACTER']]) {
+    const response = await mint(app, admin.token, transaction as string)
+    t.equal(response.statusCode, 400, JSON.stringify(transaction))
+    t.match(response.json(), { success: false, error: { code } })
+  }
+  t.equal((await mint(app, admin.token, 'emoji \ud83d\ude00 is fine')).statusCode, 200, 'a surrogate pair is text')
 
   let status = 0
   for (let i = 0; i < 31; i++) status = (await mint(app, admin.token, `t${i}`, '10.20.9.9')).statusCode
