@@ -1,12 +1,13 @@
 import { resolve } from 'node:path'
 import closeWithGrace from 'close-with-grace'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { ConfigError, loadConfig } from './config/env.ts'
+import { loadConfigOrExit } from './config/startup.ts'
 import { createOrmConfig } from './mikro-orm.config.ts'
 import { runMigrations } from './database/migrate.ts'
 import { resolveDatabase } from './database/resolve.ts'
 import { seedReferenceData } from './database/seed.ts'
-import { resolveJwtSecret } from './lib/secrets.ts'
+import { resolveErpCredentialsKey, resolveJwtSecret } from './lib/secrets.ts'
+import { provisioningProblems } from './provisioning/from-config.ts'
 import { buildApp } from './app.ts'
 import { startAuthServerProcess, type AuthServerProcess } from './lib/auth-server-process.ts'
 
@@ -17,23 +18,26 @@ if (major < 22 || (major === 22 && minor < 17)) {
   process.exit(1)
 }
 
-let config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message)
-    process.exit(1)
-  }
-  throw error
-}
+// Every setting is checked here, before the embedded PostgreSQL or anything else listens.
+const config = loadConfigOrExit([provisioningProblems])
 
 const database = await resolveDatabase(config)
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
 const applied = await runMigrations(orm, database.url)
 const jwtSecret = await resolveJwtSecret(config)
+const erpCredentialsKey = await resolveErpCredentialsKey(config, {
+  jwtSecret,
+  hasInstances: async () => (await orm.em.execute<Array<{ found: boolean }>>('SELECT EXISTS (SELECT 1 FROM instances) AS found'))[0]?.found === true
+})
+if (erpCredentialsKey.origin === 'adopted') {
+  console.error(`ERP_CREDENTIALS_KEY was unset: the instances' database passwords were derived from JWT_SECRET, so that key was saved to ${erpCredentialsKey.file}; ` +
+    'their passwords stay the same, and no longer change with JWT_SECRET. If DATA_DIR is not kept across restarts, set ERP_CREDENTIALS_KEY to the file\'s content.')
+} else if (erpCredentialsKey.origin !== 'configured' && config.JWT_SECRET !== undefined) {
+  console.error(`Configuration warning: JWT_SECRET is set but ERP_CREDENTIALS_KEY is not: using ${erpCredentialsKey.file}. ` +
+    'Replicas, and a DATA_DIR that is not kept, need ERP_CREDENTIALS_KEY set as JWT_SECRET is.')
+}
 const seed = await seedReferenceData(orm, config)
-const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret }, orm })
+const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret, ERP_CREDENTIALS_KEY: erpCredentialsKey.value }, orm })
 const authServer: AuthServerProcess | undefined = config.AUTH_SERVER_PROCESS
   ? startAuthServerProcess({
     env: { DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, AUTH_PORT: String(config.AUTH_PORT), DATA_DIR: config.DATA_DIR },

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { AppConfig } from '../config/env.ts'
-import { deriveKey } from '../lib/secrets.ts'
+import type { ConfigProblem } from '../config/problems.ts'
+import { erpPasswordKey } from '../lib/secrets.ts'
 import type { BackendName, ProvisioningBackend } from './backend.ts'
 import { createDockerBackend } from './docker/index.ts'
 import { createErpDatabases, type ErpDatabases } from './erp-database.ts'
@@ -10,26 +11,27 @@ export interface Provisioning {
   backends: Partial<Record<BackendName, ProvisioningBackend>>
   /** Why an enabled backend could not be set up, and how to set it up. */
   notConfigured: Partial<Record<BackendName, string>>
-  databases: ErpDatabases & { host: string, port: number }
+  databases: ErpDatabases
   close: () => Promise<void>
 }
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 
 /**
  * The backends and the ERP database server, from the configuration. A backend
  * that cannot be set up is absent, with the reason the API reports (503).
+ * `config.ERP_CREDENTIALS_KEY` must be resolved (server.ts reads or creates it).
  */
 export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log }: {
   serviceDatabaseUrl: string
   log: FastifyBaseLogger
 }): Provisioning {
-  const adminUrl = config.ERP_DATABASE_URL ?? serviceDatabaseUrl
-  const admin = new URL(adminUrl)
+  if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before provisioning is set up (resolveErpCredentialsKey)')
   const usesDocker = config.instanceBackends.includes('docker')
-  // A container reaches the host's PostgreSQL through the Docker host alias, not loopback.
-  const instanceHost = config.ERP_DATABASE_HOST ?? (usesDocker && LOOPBACK.has(admin.hostname) ? 'host.docker.internal' : undefined)
-  const erp = createErpDatabases({ adminUrl, instanceHost, passwordKey: deriveKey(config.JWT_SECRET ?? '', 'erp-database-passwords') })
+  const erp = createErpDatabases({
+    adminUrl: config.ERP_DATABASE_URL ?? serviceDatabaseUrl,
+    instanceHost: config.ERP_DATABASE_HOST,
+    viaDockerHost: usesDocker,
+    passwordKey: erpPasswordKey(config.ERP_CREDENTIALS_KEY)
+  })
 
   const backends: Provisioning['backends'] = {}
   const notConfigured: Provisioning['notConfigured'] = {}
@@ -72,7 +74,28 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
   return {
     backends,
     notConfigured,
-    databases: Object.assign(erp, { host: instanceHost ?? admin.hostname, port: admin.port === '' ? 5432 : Number(admin.port) }),
+    databases: erp,
     close: async () => { await erp.close() }
+  }
+}
+
+/**
+ * What only setting the backends up would find wrong, found at start instead:
+ * a kubeconfig that cannot be read or names no cluster.
+ */
+export function provisioningProblems (config: AppConfig): ConfigProblem[] {
+  if (!config.instanceBackends.includes('kubernetes')) return []
+  try {
+    loadKubeConfig(config.KUBECONFIG)
+    return []
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? ''
+    return [{
+      variable: 'KUBECONFIG',
+      value: config.KUBECONFIG,
+      reason: reason.replace(/;$/, ''),
+      allowed: 'readable kubeconfig files with a current context, or unset inside a cluster (or INSTANCE_BACKENDS without kubernetes)',
+      example: '/etc/erp-portal/kubeconfig'
+    }]
   }
 }
