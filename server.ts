@@ -1,15 +1,7 @@
 import { resolve } from 'node:path'
-import closeWithGrace from 'close-with-grace'
-import { MikroORM } from '@mikro-orm/postgresql'
 import { loadConfigOrExit } from './config/startup.ts'
-import { createOrmConfig } from './mikro-orm.config.ts'
-import { runMigrations } from './database/migrate.ts'
-import { resolveDatabase } from './database/resolve.ts'
-import { seedReferenceData } from './database/seed.ts'
-import { resolveErpCredentialsKey, resolveJwtSecret } from './lib/secrets.ts'
-import { provisioningProblems } from './provisioning/from-config.ts'
-import { buildApp } from './app.ts'
-import { startAuthServerProcess, type AuthServerProcess } from './lib/auth-server-process.ts'
+import type { AuthServerProcess } from './lib/auth-server-process.ts'
+import { provisioningProblems } from './provisioning/config-problems.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -18,8 +10,17 @@ if (major < 22 || (major === 22 && minor < 17)) {
   process.exit(1)
 }
 
-// Every setting is checked here, before the embedded PostgreSQL or anything else listens.
+// Every setting is checked here, before the embedded PostgreSQL or anything else
+// listens, and before the rest of the service is loaded: a mistake is reported at once.
 const config = loadConfigOrExit([provisioningProblems])
+
+const [
+  { default: closeWithGrace }, { MikroORM }, { createOrmConfig }, { runMigrations }, { resolveDatabase },
+  { seedReferenceData }, { resolveErpCredentialsKey, resolveJwtSecret }, { buildApp }, { startAuthServerProcess }
+] = await Promise.all([
+  import('close-with-grace'), import('@mikro-orm/postgresql'), import('./mikro-orm.config.ts'), import('./database/migrate.ts'), import('./database/resolve.ts'),
+  import('./database/seed.ts'), import('./lib/secrets.ts'), import('./app.ts'), import('./lib/auth-server-process.ts')
+])
 
 const database = await resolveDatabase(config)
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
