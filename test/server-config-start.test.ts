@@ -15,6 +15,9 @@ const stop = async (running: Running) => {
   return running.exited
 }
 
+// Real starts of the service: on a busy machine they take longer than tap's default per file.
+t.setTimeout(300_000)
+
 t.test('invalid settings with DATABASE_URL: the database is not touched', async (t) => {
   const databaseUrl = await createTestDatabase(t, { empty: true })
   const run = startServer({ PORT: String(await freePort()), DATABASE_URL: databaseUrl, ERP_IMAGE: 'odoo:{versoin}' })

@@ -30,6 +30,9 @@ async function startAndWatch (env: Record<string, string>, ports: number[]): Pro
   return { code: await code, output: running.output(), listened }
 }
 
+// Real starts of the service: on a busy machine they take longer than tap's default per file.
+t.setTimeout(300_000)
+
 t.test('invalid settings stop the start before anything listens: one line each, exit 1, no stack trace', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'erp-portal-bad-config-'))
   t.teardown(() => rm(root, { recursive: true, force: true }))
