@@ -1,4 +1,3 @@
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { FastifyBaseLogger } from 'fastify'
 import { loadConfigOrExit } from '../config/startup.ts'
