@@ -63,6 +63,9 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         ingressClass: config.KUBE_INGRESS_CLASS,
         tlsIssuer: config.KUBE_TLS_ISSUER,
         storageClass: config.KUBE_STORAGE_CLASS,
+        addonsStorageClass: config.KUBE_ADDONS_STORAGE_CLASS,
+        addonsStorageGb: config.KUBE_ADDONS_STORAGE_GB,
+        fsGroup: config.KUBE_FS_GROUP,
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
         healthPath: config.ERP_HEALTH_PATH
