@@ -12,7 +12,7 @@ if (major < 22 || (major === 22 && minor < 17)) {
 
 // Every setting is checked here, before the embedded PostgreSQL or anything else
 // listens, and before the rest of the service is loaded: a mistake is reported at once.
-const config = loadConfigOrExit([provisioningProblems])
+const config = loadConfigOrExit({ checks: [provisioningProblems], warnings: true })
 
 const [
   { default: closeWithGrace }, { MikroORM }, { createOrmConfig }, { runMigrations }, { resolveDatabase },

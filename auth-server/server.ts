@@ -83,7 +83,7 @@ export function authServerProblems (config: AppConfig): ConfigProblem[] {
 }
 
 if (import.meta.main) {
-  const config = loadConfigOrExit([authServerProblems])
+  const config = loadConfigOrExit({ checks: [authServerProblems] })
   const authServer = await startAuthServer({ config })
   console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
   let closing = false

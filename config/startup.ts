@@ -6,9 +6,10 @@ import { ConfigError, formatProblem, type ConfigProblem } from './problems.ts'
  * The configuration for a process entry point (server, auth server, CLIs), checked
  * before anything starts: each invalid setting is printed on one line and the
  * process exits with status 1, without a stack trace. `checks` adds rules only
- * that entry point needs. Warnings go to stderr and the start goes on.
+ * that entry point needs. With `warnings` (the portal, which runs the instances),
+ * settings worth a word are printed to stderr and the start goes on.
  */
-export function loadConfigOrExit (checks: Array<(config: AppConfig) => ConfigProblem[]> = []): AppConfig {
+export function loadConfigOrExit (options: { checks?: Array<(config: AppConfig) => ConfigProblem[]>, warnings?: boolean } = {}): AppConfig {
   let config: AppConfig
   try {
     config = loadConfig()
@@ -16,9 +17,9 @@ export function loadConfigOrExit (checks: Array<(config: AppConfig) => ConfigPro
     if (!(error instanceof ConfigError)) throw error
     exitWith(error.problems)
   }
-  const problems = checks.flatMap((check) => check(config))
+  const problems = (options.checks ?? []).flatMap((check) => check(config))
   if (problems.length > 0) exitWith(problems)
-  for (const warning of configWarnings(config)) console.error(`Configuration warning: ${warning}`)
+  if (options.warnings === true) for (const warning of configWarnings(config)) console.error(`Configuration warning: ${warning}`)
   return config
 }
 
