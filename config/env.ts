@@ -9,7 +9,6 @@ import { ConfigError, type ConfigProblem } from './problems.ts'
 import { EnvSchema, VARIABLES, variableInfo } from './schema.ts'
 
 export { ConfigError, type ConfigProblem, formatProblem } from './problems.ts'
-export { EnvSchema } from './schema.ts'
 
 type RawEnv = Static<typeof EnvSchema>
 

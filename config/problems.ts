@@ -43,7 +43,10 @@ export function displayValue (problem: Pick<ConfigProblem, 'value' | 'secret'>):
   return JSON.stringify(hideUrlPassword(value))
 }
 
-/** `postgres://user:pw@host/db` -> `postgres://user:(hidden)@host/db`; text that is not such a URL is left alone. */
+/**
+ * `postgres://user:pw@host/db` -> `postgres://user:(hidden)@host/db`, also without
+ * the scheme (`user:pw@host`); text with no `user:password@` is left alone.
+ */
 export function hideUrlPassword (value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):.*@/i, '$1:(hidden)@')
+  return value.replace(/^((?:[a-z][a-z0-9+.-]*:)?(?:\/\/)?[^:/@\s]*):.*@/i, '$1:(hidden)@')
 }

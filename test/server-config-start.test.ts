@@ -37,7 +37,7 @@ t.test('a fixed ERP_IMAGE starts, with a warning; the ERP credentials key is gen
   const port = await freePort()
   const portal = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ERP_IMAGE: 'registry.example.com/erp:pinned', ERP_VERSIONS: '17.0,18.0' })
   t.teardown(() => { portal.child.kill('SIGKILL') })
-  await waitForReady(`http://127.0.0.1:${port}/health/ready`, portal)
+  await waitForReady(`http://127.0.0.1:${port}/health/ready`, portal, 180_000)
   t.match(portal.output(), /^Configuration warning: ERP_IMAGE="registry.example.com\/erp:pinned" has no \{version\}: every instance runs this image, whatever ERP version is requested \(ERP_VERSIONS=17.0,18.0\)/m)
   const keyFile = join(dataDir, 'secrets', 'erp-credentials-key')
   t.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the generated key is private')

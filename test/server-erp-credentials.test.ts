@@ -32,7 +32,7 @@ t.test('existing instances keep the key of their passwords; the file then stays 
   const port = await freePort()
   const portal = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, DATA_DIR: dataDir, JWT_SECRET: jwtSecret, SEED_DEMO: 'false' })
   t.teardown(() => { portal.child.kill('SIGKILL') })
-  await waitForReady(`http://127.0.0.1:${port}/health/ready`, portal)
+  await waitForReady(`http://127.0.0.1:${port}/health/ready`, portal, 180_000)
   const keyFile = join(dataDir, 'secrets', 'erp-credentials-key')
   t.equal((await readFile(keyFile, 'utf8')).trim(), jwtDerivedErpCredentialsKey(jwtSecret), 'the key the existing passwords were made with')
   t.match(portal.output(), `ERP_CREDENTIALS_KEY was unset: the instances' database passwords were derived from JWT_SECRET, so that key was saved to ${keyFile}`)

@@ -120,6 +120,9 @@ t.test('hideUrlPassword never lets the password through (property)', async (t) =
       return shown === `${scheme}://${user}:(hidden)@${host}/db`
     }))
   t.equal(hideUrlPassword('postgres://db.example.com/erp'), 'postgres://db.example.com/erp', 'no userinfo: unchanged')
+  t.equal(hideUrlPassword('erp:s3cr3t@db.example.com/erp'), 'erp:(hidden)@db.example.com/erp', 'no scheme: hidden all the same')
+  t.equal(hideUrlPassword('ERP Portal <no-reply@example.com>'), 'ERP Portal <no-reply@example.com>', 'an address is not a password')
+  t.notMatch(formatProblem(problemsOf({ DATABASE_URL: 'erp:s3cr3t@db.example.com/erp' })[0]!), 's3cr3t', 'a URL without its scheme')
   t.equal(displayValue({ value: undefined }), '(unset)')
   t.equal(displayValue({ value: 'a\nb' }), '"a\\nb"', 'a newline cannot break the one line')
 })
