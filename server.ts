@@ -33,8 +33,9 @@ const erpCredentialsKey = await resolveErpCredentialsKey(config, {
 if (erpCredentialsKey.origin === 'adopted') {
   console.error(`ERP_CREDENTIALS_KEY was unset: the instances' database passwords were derived from JWT_SECRET, so that key was saved to ${erpCredentialsKey.file}; ` +
     'their passwords stay the same, and no longer change with JWT_SECRET. If DATA_DIR is not kept across restarts, set ERP_CREDENTIALS_KEY to the file\'s content.')
-} else if (erpCredentialsKey.origin !== 'configured' && config.JWT_SECRET !== undefined) {
-  console.error(`Configuration warning: JWT_SECRET is set but ERP_CREDENTIALS_KEY is not: using ${erpCredentialsKey.file}. ` +
+} else if (erpCredentialsKey.origin === 'generated' && config.JWT_SECRET !== undefined) {
+  // Secrets managed in the environment suggest replicas or a DATA_DIR that is not kept: each would make its own key.
+  console.error(`Configuration warning: JWT_SECRET is set but ERP_CREDENTIALS_KEY is not: generated ${erpCredentialsKey.file}. ` +
     'Replicas, and a DATA_DIR that is not kept, need ERP_CREDENTIALS_KEY set as JWT_SECRET is.')
 }
 const seed = await seedReferenceData(orm, config)
