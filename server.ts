@@ -1,14 +1,7 @@
 import { resolve } from 'node:path'
-import closeWithGrace from 'close-with-grace'
-import { MikroORM } from '@mikro-orm/postgresql'
-import { ConfigError, loadConfig } from './config/env.ts'
-import { createOrmConfig } from './mikro-orm.config.ts'
-import { runMigrations } from './database/migrate.ts'
-import { resolveDatabase } from './database/resolve.ts'
-import { seedReferenceData } from './database/seed.ts'
-import { resolveJwtSecret } from './lib/secrets.ts'
-import { buildApp } from './app.ts'
-import { startAuthServerProcess, type AuthServerProcess } from './lib/auth-server-process.ts'
+import { loadConfigOrExit } from './config/startup.ts'
+import type { AuthServerProcess } from './lib/auth-server-process.ts'
+import { provisioningProblems } from './provisioning/config-problems.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -17,23 +10,36 @@ if (major < 22 || (major === 22 && minor < 17)) {
   process.exit(1)
 }
 
-let config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message)
-    process.exit(1)
-  }
-  throw error
-}
+// Every setting is checked here, before the embedded PostgreSQL or anything else
+// listens, and before the rest of the service is loaded: a mistake is reported at once.
+const config = loadConfigOrExit({ checks: [provisioningProblems], warnings: true })
+
+const [
+  { default: closeWithGrace }, { MikroORM }, { createOrmConfig }, { runMigrations }, { resolveDatabase },
+  { seedReferenceData }, { resolveErpCredentialsKey, resolveJwtSecret }, { buildApp }, { startAuthServerProcess }
+] = await Promise.all([
+  import('close-with-grace'), import('@mikro-orm/postgresql'), import('./mikro-orm.config.ts'), import('./database/migrate.ts'), import('./database/resolve.ts'),
+  import('./database/seed.ts'), import('./lib/secrets.ts'), import('./app.ts'), import('./lib/auth-server-process.ts')
+])
 
 const database = await resolveDatabase(config)
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
 const applied = await runMigrations(orm, database.url)
 const jwtSecret = await resolveJwtSecret(config)
+const erpCredentialsKey = await resolveErpCredentialsKey(config, {
+  jwtSecret,
+  hasInstances: async () => (await orm.em.execute<Array<{ found: boolean }>>('SELECT EXISTS (SELECT 1 FROM instances) AS found'))[0]?.found === true
+})
+if (erpCredentialsKey.origin === 'adopted') {
+  console.error(`ERP_CREDENTIALS_KEY was unset: the instances' database passwords were derived from JWT_SECRET, so that key was saved to ${erpCredentialsKey.file}; ` +
+    'their passwords stay the same, and no longer change with JWT_SECRET. If DATA_DIR is not kept across restarts, set ERP_CREDENTIALS_KEY to the file\'s content.')
+} else if (erpCredentialsKey.origin === 'generated' && config.JWT_SECRET !== undefined) {
+  // Secrets managed in the environment suggest replicas or a DATA_DIR that is not kept: each would make its own key.
+  console.error(`Configuration warning: JWT_SECRET is set but ERP_CREDENTIALS_KEY is not: generated ${erpCredentialsKey.file}. ` +
+    'Replicas, and a DATA_DIR that is not kept, need ERP_CREDENTIALS_KEY set as JWT_SECRET is.')
+}
 const seed = await seedReferenceData(orm, config)
-const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret }, orm })
+const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret, ERP_CREDENTIALS_KEY: erpCredentialsKey.value }, orm })
 const authServer: AuthServerProcess | undefined = config.AUTH_SERVER_PROCESS
   ? startAuthServerProcess({
     env: { DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, AUTH_PORT: String(config.AUTH_PORT), DATA_DIR: config.DATA_DIR },

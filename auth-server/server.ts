@@ -7,7 +7,9 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { loadConfig, type AppConfig } from '../config/env.ts'
+import type { AppConfig } from '../config/env.ts'
+import type { ConfigProblem } from '../config/problems.ts'
+import { loadConfigOrExit } from '../config/startup.ts'
 import { createFindAccount } from './account.ts'
 import { cleanupExpired } from './adapter.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
@@ -68,8 +70,20 @@ function closeServer (server: Server): Promise<void> {
   })
 }
 
+/** The auth server shares the portal's PostgreSQL: it never starts an embedded one. */
+export function authServerProblems (config: AppConfig): ConfigProblem[] {
+  if (config.DATABASE_URL !== undefined) return []
+  return [{
+    variable: 'DATABASE_URL',
+    value: undefined,
+    reason: 'the auth server needs the portal\'s PostgreSQL',
+    allowed: 'a postgres:// or postgresql:// connection URL',
+    example: 'postgres://user:password@db.example.com:5432/erp_portal'
+  }]
+}
+
 if (import.meta.main) {
-  const config = loadConfig()
+  const config = loadConfigOrExit({ checks: [authServerProblems] })
   const authServer = await startAuthServer({ config })
   console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
   let closing = false

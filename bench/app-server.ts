@@ -20,6 +20,8 @@ const config = loadConfig({
   DATABASE_URL: databaseUrl,
   // Only this process signs and verifies the tokens: any long secret will do.
   JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256-000000',
+  // No instance is provisioned here; the instances plugin needs the key all the same.
+  ERP_CREDENTIALS_KEY: 'YmVuY2gtZXJwLWNyZWRlbnRpYWxzLWtleS0zMi1ieXRlcyE',
   // Listening on port 0, the port is not known yet; BASE_URL only names the
   // token issuer, the CORS origin and the OpenAPI server here.
   BASE_URL: 'http://127.0.0.1',

@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { loadConfig } from '../config/env.ts'
+import { loadConfigOrExit } from '../config/startup.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { runMigrations } from './migrate.ts'
 import { resolveDatabase } from './resolve.ts'
@@ -12,7 +12,7 @@ import { resolveDatabase } from './resolve.ts'
  *                                 entities and the schema snapshot, then re-lists them.
  */
 const command = process.argv[2]
-const config = loadConfig()
+const config = loadConfigOrExit()
 const database = await resolveDatabase(config)
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url }))
 try {

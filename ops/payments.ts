@@ -1,9 +1,8 @@
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { FastifyBaseLogger } from 'fastify'
-import { loadConfig } from '../config/env.ts'
+import { loadConfigOrExit } from '../config/startup.ts'
 import { isAppError } from '../lib/errors.ts'
-import { readOrCreateSecret } from '../lib/secrets.ts'
+import { resolveJwtSecret } from '../lib/secrets.ts'
 import { sqlOnPool } from '../lib/sql.ts'
 import { createActivityService } from '../plugins/app/activity/activity.service.ts'
 import { createPaymentProviders } from '../plugins/app/payments/payment-providers.ts'
@@ -53,8 +52,8 @@ async function main (): Promise<number> {
   const amount = values.amount === undefined ? undefined : Number(values.amount)
   if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0)) throw new UsageError('--amount must be a number of major units, e.g. 49.90')
 
-  const config = loadConfig()
-  const jwtSecret = config.JWT_SECRET ?? await readOrCreateSecret(resolve(config.DATA_DIR, 'secrets', 'jwt-secret'))
+  const config = loadConfigOrExit()
+  const jwtSecret = await resolveJwtSecret(config)
   const database = await openOpsDatabase(config)
   try {
     const activity = createActivityService({ sql: sqlOnPool(await database.orm.em.getConnection().getNativeClient()) })

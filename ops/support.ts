@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers'
 import { parseArgs } from 'node:util'
-import { loadConfig } from '../config/env.ts'
+import { loadConfigOrExit } from '../config/startup.ts'
 import { isAppError } from '../lib/errors.ts'
 import { sqlOnPool } from '../lib/sql.ts'
 import { createActivityService } from '../plugins/app/activity/activity.service.ts'
@@ -73,7 +73,7 @@ async function main (): Promise<number> {
   const page = positiveInteger('page', values.page, 1, 1_000_000)
   const perPage = positiveInteger('per-page', values['per-page'], 25, 100)
 
-  const database = await openOpsDatabase(loadConfig())
+  const database = await openOpsDatabase(loadConfigOrExit())
   try {
     const sql = sqlOnPool(await database.orm.em.getConnection().getNativeClient())
     const desk = createSupportDesk({ tickets: createTicketsService({ activity: createActivityService({ sql }) }) })

@@ -5,7 +5,9 @@
  * the instance roles and force-drops them.
  */
 import pg from 'pg'
+import { LOOPBACK_HOSTNAMES } from '../lib/loopback.ts'
 import type { DatabaseCredentials } from './backend.ts'
+import { DOCKER_HOST_ALIAS } from './docker/container-config.ts'
 import { erpDatabaseNames, erpDatabasePassword, type ErpDatabaseNames } from './erp-database-names.ts'
 
 export { erpDatabaseNames, type ErpDatabaseNames } from './erp-database-names.ts'
@@ -13,8 +15,10 @@ export { erpDatabaseNames, type ErpDatabaseNames } from './erp-database-names.ts
 export interface ErpDatabasesOptions {
   /** A role allowed to CREATE ROLE / CREATE DATABASE on the ERP database server. */
   adminUrl: string
-  /** The host the ERP process uses to reach that server; default: adminUrl's. */
+  /** The host the ERP process uses to reach that server (ERP_DATABASE_HOST); default: see erpDatabaseAddress. */
   instanceHost?: string
+  /** Instances run in Docker containers: a loopback admin host means the Docker host. */
+  viaDockerHost?: boolean
   /** Default: adminUrl's port (else 5432). */
   instancePort?: number
   /** At least 32 bytes; derives every role's password. */
@@ -24,6 +28,9 @@ export interface ErpDatabasesOptions {
 }
 
 export interface ErpDatabases {
+  /** The server as instances reach it (erpDatabaseAddress). */
+  readonly host: string
+  readonly port: number
   namesFor: (instanceId: string) => ErpDatabaseNames
   /** Creates what is missing, (re)sets the role's password and privileges; safe to run twice or concurrently. */
   ensure: (instanceId: string) => Promise<DatabaseCredentials>
@@ -36,14 +43,27 @@ export interface ErpDatabases {
   close: () => Promise<void>
 }
 
+/**
+ * How an ERP instance reaches the database server: `host` (ERP_DATABASE_HOST) when
+ * given, else adminUrl's host, where a loopback host becomes the Docker host's
+ * alias for containers; IPv6 without brackets (as libpq and Odoo's db_host take it).
+ * The port is adminUrl's, else 5432.
+ */
+export function erpDatabaseAddress (adminUrl: string, options: { host?: string, viaDockerHost?: boolean } = {}): { host: string, port: number } {
+  const admin = new URL(adminUrl)
+  const adminHost = admin.hostname === '' ? 'localhost' : admin.hostname
+  const host = options.host ?? (options.viaDockerHost === true && LOOPBACK_HOSTNAMES.has(adminHost) ? DOCKER_HOST_ALIAS : adminHost)
+  return { host: host.replace(/^\[(.*)\]$/, '$1'), port: admin.port === '' ? 5432 : Number(admin.port) }
+}
+
 // Concurrent CREATE ROLE / CREATE DATABASE of the same name (the advisory lock makes these rare).
 const ALREADY_THERE = new Set(['42710', '42P04', '23505'])
 
 export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases {
   if (options.passwordKey.length < 32) throw new RangeError('passwordKey must be at least 32 bytes')
-  const admin = new URL(options.adminUrl)
-  const host = options.instanceHost ?? (admin.hostname === '' ? 'localhost' : admin.hostname.replace(/^\[(.*)\]$/, '$1'))
-  const port = options.instancePort ?? (admin.port === '' ? 5432 : Number(admin.port))
+  const address = erpDatabaseAddress(options.adminUrl, { host: options.instanceHost, viaDockerHost: options.viaDockerHost })
+  const host = address.host
+  const port = options.instancePort ?? address.port
   const connectionLimit = options.connectionLimit ?? 64
   const pool = new pg.Pool({ connectionString: options.adminUrl, max: 2, connectionTimeoutMillis: 10_000 })
   pool.on('error', () => {}) // an idle connection dropped by the server; the pool replaces it
@@ -96,6 +116,8 @@ export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases 
   }
 
   return {
+    host,
+    port,
     namesFor: erpDatabaseNames,
 
     async ensure (instanceId) {

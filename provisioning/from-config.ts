@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { AppConfig } from '../config/env.ts'
-import { deriveKey } from '../lib/secrets.ts'
+import { erpPasswordKey } from '../lib/secrets.ts'
 import type { BackendName, ProvisioningBackend } from './backend.ts'
 import { createDockerBackend } from './docker/index.ts'
 import { createErpDatabases, type ErpDatabases } from './erp-database.ts'
@@ -10,26 +10,27 @@ export interface Provisioning {
   backends: Partial<Record<BackendName, ProvisioningBackend>>
   /** Why an enabled backend could not be set up, and how to set it up. */
   notConfigured: Partial<Record<BackendName, string>>
-  databases: ErpDatabases & { host: string, port: number }
+  databases: ErpDatabases
   close: () => Promise<void>
 }
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 
 /**
  * The backends and the ERP database server, from the configuration. A backend
  * that cannot be set up is absent, with the reason the API reports (503).
+ * `config.ERP_CREDENTIALS_KEY` must be resolved (server.ts reads or creates it).
  */
 export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log }: {
   serviceDatabaseUrl: string
   log: FastifyBaseLogger
 }): Provisioning {
-  const adminUrl = config.ERP_DATABASE_URL ?? serviceDatabaseUrl
-  const admin = new URL(adminUrl)
+  if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before provisioning is set up (resolveErpCredentialsKey)')
   const usesDocker = config.instanceBackends.includes('docker')
-  // A container reaches the host's PostgreSQL through the Docker host alias, not loopback.
-  const instanceHost = config.ERP_DATABASE_HOST ?? (usesDocker && LOOPBACK.has(admin.hostname) ? 'host.docker.internal' : undefined)
-  const erp = createErpDatabases({ adminUrl, instanceHost, passwordKey: deriveKey(config.JWT_SECRET ?? '', 'erp-database-passwords') })
+  const erp = createErpDatabases({
+    adminUrl: config.ERP_DATABASE_URL ?? serviceDatabaseUrl,
+    instanceHost: config.ERP_DATABASE_HOST,
+    viaDockerHost: usesDocker,
+    passwordKey: erpPasswordKey(config.ERP_CREDENTIALS_KEY)
+  })
 
   const backends: Provisioning['backends'] = {}
   const notConfigured: Provisioning['notConfigured'] = {}
@@ -62,6 +63,9 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         ingressClass: config.KUBE_INGRESS_CLASS,
         tlsIssuer: config.KUBE_TLS_ISSUER,
         storageClass: config.KUBE_STORAGE_CLASS,
+        addonsStorageClass: config.KUBE_ADDONS_STORAGE_CLASS,
+        addonsStorageGb: config.KUBE_ADDONS_STORAGE_GB,
+        fsGroup: config.KUBE_FS_GROUP,
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
         healthPath: config.ERP_HEALTH_PATH
@@ -72,7 +76,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
   return {
     backends,
     notConfigured,
-    databases: Object.assign(erp, { host: instanceHost ?? admin.hostname, port: admin.port === '' ? 5432 : Number(admin.port) }),
+    databases: erp,
     close: async () => { await erp.close() }
   }
 }

@@ -95,9 +95,3 @@ t.test('DATABASE_URL: two replicas starting together on an empty database both c
   }
   for (const replica of replicas) t.equal(await stop(replica), 0)
 })
-
-t.test('invalid configuration stops start-up with a message naming the variable', async (t) => {
-  const running = startServer({ PORT: 'not-a-port' })
-  t.equal(await running.exited, 1)
-  t.match(running.output(), /Invalid configuration: PORT must be integer/)
-})

@@ -2,17 +2,16 @@
 import { join } from 'node:path'
 import type Docker from 'dockerode'
 import type { InstanceSpec } from '../backend.ts'
+import { imageFor as imageForVersion } from '../image-template.ts'
 import { assertDnsLabel, containerName, dataVolumeName, ERP_PORT, LABELS } from './names.ts'
 import type { HealthCheckOptions, ResolvedOptions } from './options.ts'
 
 /** The Docker host's own address from inside a container (with ExtraHosts host-gateway). */
 export const DOCKER_HOST_ALIAS = 'host.docker.internal'
 
-const VERSION = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/
-
+/** The instance's image: the template with its ERP version (a fixed image as it is). */
 export function imageFor (spec: Pick<InstanceSpec, 'erpVersion'>, options: Pick<ResolvedOptions, 'imageTemplate'>): string {
-  if (!VERSION.test(spec.erpVersion)) throw new TypeError(`erpVersion must be an image tag, got ${JSON.stringify(spec.erpVersion)}`)
-  return options.imageTemplate.replaceAll('{version}', spec.erpVersion)
+  return imageForVersion(options.imageTemplate, spec.erpVersion)
 }
 
 /** The tenant's addons folder on the Docker host. */

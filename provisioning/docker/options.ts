@@ -14,7 +14,7 @@ export interface HealthCheckOptions {
 export interface DockerBackendOptions {
   /** Default `new Docker()`, which honours DOCKER_HOST. */
   docker?: Docker
-  /** `{version}` is replaced by the instance's erpVersion; default `odoo:{version}`. */
+  /** `{version}` is replaced by the instance's erpVersion (without it, a fixed image for every version); default `odoo:{version}`. */
   imageTemplate?: string
   /** When set, an instance's host must be `<subdomain>.<instancesDomain>` (the Traefik rule is built from it). */
   instancesDomain?: string
@@ -55,11 +55,9 @@ export const DEFAULT_HEALTH_CHECK: HealthCheckOptions = {
 
 export function resolveOptions (options: DockerBackendOptions): ResolvedOptions {
   if (!isAbsolute(options.addonsRoot)) throw new TypeError(`addonsRoot must be an absolute path, got ${JSON.stringify(options.addonsRoot)}`)
-  const template = options.imageTemplate ?? 'odoo:{version}'
-  if (!template.includes('{version}')) throw new TypeError(`imageTemplate must contain {version}, got ${JSON.stringify(template)}`)
   return {
     docker: options.docker ?? new Docker(),
-    imageTemplate: template,
+    imageTemplate: options.imageTemplate ?? 'odoo:{version}',
     instancesDomain: options.instancesDomain,
     addonsRoot: options.addonsRoot,
     addonsMountPath: options.addonsMountPath ?? '/mnt/extra-addons',

@@ -1,6 +1,7 @@
 /** The instance's Deployment: one ERP pod, replaced (never doubled) on change. */
 import type { V1Deployment, V1Probe } from '@kubernetes/client-node'
 import type { InstanceSpec } from '../backend.ts'
+import { imageFor } from '../image-template.ts'
 import { addonsClaimOf, CONTAINER_NAME, dataClaimOf, dbSecretOf, ERP_PORT, instanceLabels, namespaceOf, selectorLabels, workloadOf } from './names.ts'
 import { mebibytes, millicores } from './quantities.ts'
 
@@ -11,8 +12,6 @@ export interface DeploymentSettings {
   dataMountPath: string
   fsGroup: number
 }
-
-export const imageFor = (template: string, erpVersion: string): string => template.replaceAll('{version}', erpVersion)
 
 function probe (path: string, extra: Partial<V1Probe>): V1Probe {
   return { httpGet: { path, port: ERP_PORT }, timeoutSeconds: 5, ...extra }

@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 export interface KubernetesBackendOptions {
   /** Required: see loadKubeConfig() [KUBECONFIG, else in-cluster]. */
   kubeConfig: KubeConfig
-  /** `{version}` is replaced by the instance's ERP version [ERP_IMAGE, default `odoo:{version}`]. */
+  /** `{version}` is replaced by the instance's ERP version; without it, a fixed image for every version [ERP_IMAGE, default `odoo:{version}`]. */
   imageTemplate?: string
   /** Ingress `spec.ingressClassName` [KUBE_INGRESS_CLASS, default `nginx`]. */
   ingressClass?: string

@@ -2,11 +2,27 @@ import t from 'tap'
 import { loadConfig } from '../../config/env.ts'
 import { startAuthServer } from '../../auth-server/server.ts'
 import { createTestDatabase } from '../support/database.ts'
+import { runCli } from '../support/process.ts'
 import { tempDir } from './helpers.ts'
 
 t.test('the standalone server requires DATABASE_URL', async (t) => {
   const config = loadConfig({ DATA_DIR: await tempDir(t), JWT_SECRET: 'x'.repeat(40) })
   await t.rejects(startAuthServer({ config, port: 0 }), /requires DATABASE_URL/)
+})
+
+t.test('`npm run auth` with a missing or invalid setting: one line per problem, exit status 1, no stack trace', async (t) => {
+  const dataDir = await tempDir(t)
+  const missing = await runCli('auth-server/server.ts', [], { DATA_DIR: dataDir })
+  t.equal(missing.code, 1)
+  t.equal(missing.stderr.trim(), 'Invalid configuration: DATABASE_URL=(unset) (the auth server needs the portal\'s PostgreSQL); ' +
+    'allowed: a postgres:// or postgresql:// connection URL; example: DATABASE_URL=postgres://user:password@db.example.com:5432/erp_portal')
+  const invalid = await runCli('auth-server/server.ts', [], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://db/x', HANDOFF_SECRET: 'too-short-handoff', AUTH_PORT: '0' })
+  t.equal(invalid.code, 1)
+  t.same(invalid.stderr.trim().split('\n'), [
+    'Invalid configuration: AUTH_PORT="0"; allowed: an integer from 1 to 65535; example: AUTH_PORT=3001',
+    'Invalid configuration: HANDOFF_SECRET=(hidden, 17 characters); allowed: at least 32 characters (e.g. `openssl rand -base64 32`); example: HANDOFF_SECRET=$(openssl rand -base64 32)'
+  ])
+  t.notMatch(invalid.stderr, /too-short-handoff|^\s+at /m)
 })
 
 t.test('the standalone server listens on 127.0.0.1, keeps its key across restarts, and closes', async (t) => {

@@ -6,11 +6,16 @@
  * verifier in pg_authid instead.
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import type { DatabaseCredentials } from '../../provisioning/backend.ts'
-import { createErpDatabases, erpDatabaseNames, type ErpDatabases } from '../../provisioning/erp-database.ts'
+import { deriveKey, erpPasswordKey, jwtDerivedErpCredentialsKey, resolveErpCredentialsKey } from '../../lib/secrets.ts'
+import { createErpDatabases, erpDatabaseAddress, erpDatabaseNames, type ErpDatabases } from '../../provisioning/erp-database.ts'
 import { adminQuery } from '../support/database.ts'
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? ''
@@ -144,10 +149,81 @@ t.test('sizes: bytes for existing databases, nothing for missing ones, in one qu
   t.same(await dbs.sizes([]), new Map())
 })
 
-t.test('instanceHost / instancePort are what the credentials carry', async (t) => {
+t.test('instanceHost / instancePort are what the credentials carry, and what the databases report', async (t) => {
   const dbs = databases(t, { instanceHost: 'host.docker.internal', instancePort: 6543 })
   const credentials = await dbs.ensure(newInstance())
   t.match(credentials, { host: 'host.docker.internal', port: 6543 })
+  t.match(dbs, { host: 'host.docker.internal', port: 6543 })
+  const bracketed = databases(t, { instanceHost: '[::1]' })
+  t.equal(bracketed.host, '::1')
+  t.equal((await bracketed.ensure(newInstance())).host, '::1', 'one address: the credentials and the databases agree')
+})
+
+t.test('erpDatabaseAddress: one answer for IPv4, host names and IPv6, with and without Docker', async (t) => {
+  const cases: Array<[string, Parameters<typeof erpDatabaseAddress>[1], { host: string, port: number }]> = [
+    ['postgres://erp@10.0.0.5:6543/postgres', {}, { host: '10.0.0.5', port: 6543 }],
+    ['postgres://erp@10.0.0.5:6543/postgres', { viaDockerHost: true }, { host: '10.0.0.5', port: 6543 }],
+    ['postgres://erp@db.example.com/postgres', {}, { host: 'db.example.com', port: 5432 }],
+    ['postgres://erp@db.example.com/postgres', { viaDockerHost: true }, { host: 'db.example.com', port: 5432 }],
+    ['postgres://erp@[::1]:5433/postgres', {}, { host: '::1', port: 5433 }],
+    ['postgres://erp@[::1]:5433/postgres', { viaDockerHost: true }, { host: 'host.docker.internal', port: 5433 }],
+    ['postgres://erp@[fd00::5]/postgres', { viaDockerHost: true }, { host: 'fd00::5', port: 5432 }],
+    ['postgres://erp@127.0.0.1/postgres', {}, { host: '127.0.0.1', port: 5432 }],
+    ['postgres://erp@127.0.0.1/postgres', { viaDockerHost: true }, { host: 'host.docker.internal', port: 5432 }],
+    ['postgres://erp@localhost/postgres', { viaDockerHost: true }, { host: 'host.docker.internal', port: 5432 }],
+    ['postgres:///postgres', {}, { host: 'localhost', port: 5432 }],
+    ['postgres://erp@127.0.0.1/postgres', { host: 'db.internal', viaDockerHost: true }, { host: 'db.internal', port: 5432 }],
+    ['postgres://erp@127.0.0.1/postgres', { host: '[fd00::7]' }, { host: 'fd00::7', port: 5432 }],
+    ['postgres://erp@127.0.0.1/postgres', { host: 'fd00::7' }, { host: 'fd00::7', port: 5432 }]
+  ]
+  for (const [url, options, expected] of cases) t.same(erpDatabaseAddress(url, options), expected, `${url} ${JSON.stringify(options)}`)
+})
+
+t.test('ERP_CREDENTIALS_KEY: an installation with instances keeps their passwords, and rotating JWT_SECRET changes none', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'erp-credentials-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const id = newInstance()
+  // Before ERP_CREDENTIALS_KEY: the password key hung off JWT_SECRET.
+  const jwtSecret = randomBytes(32).toString('base64url')
+  const before = await databases(t, { passwordKey: deriveKey(jwtSecret, 'erp-database-passwords') }).ensure(id)
+
+  // First start with the key: none configured, none in DATA_DIR, instances exist.
+  const adopted = await resolveErpCredentialsKey({ DATA_DIR: dataDir }, { jwtSecret, hasInstances: async () => true })
+  t.match(adopted, { origin: 'adopted', value: jwtDerivedErpCredentialsKey(jwtSecret), file: join(dataDir, 'secrets', 'erp-credentials-key') })
+  t.notMatch(await readFile(adopted.file!, 'utf8'), jwtSecret, 'the file holds a derived key, never JWT_SECRET itself')
+  const after = await databases(t, { passwordKey: erpPasswordKey(adopted.value) }).ensure(id)
+  t.equal(after.password, before.password, 'the instance keeps its password')
+  t.ok(await passwordMatches(before.user, before.password), 'and its role still accepts it (its container holds it)')
+
+  // JWT_SECRET rotated: the key comes from DATA_DIR and does not follow.
+  let asked = false
+  const rotated = await resolveErpCredentialsKey({ DATA_DIR: dataDir }, { jwtSecret: randomBytes(32).toString('base64url'), hasInstances: async () => { asked = true; return true } })
+  t.match(rotated, { origin: 'file', value: adopted.value })
+  t.equal(asked, false, 'a stored key is used as it is')
+  const afterRotation = await databases(t, { passwordKey: erpPasswordKey(rotated.value) }).ensure(id)
+  t.equal(afterRotation.password, before.password, 'rotating JWT_SECRET does not touch the ERP password')
+  t.ok(await passwordMatches(before.user, before.password))
+})
+
+t.test('ERP_CREDENTIALS_KEY: a new installation gets a random key; a configured one wins and writes nothing', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'erp-credentials-'))
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const jwtSecret = randomBytes(32).toString('base64url')
+  const fresh = await resolveErpCredentialsKey({ DATA_DIR: dataDir }, { jwtSecret, hasInstances: async () => false })
+  t.equal(fresh.origin, 'generated')
+  t.not(fresh.value, jwtDerivedErpCredentialsKey(jwtSecret), 'not tied to JWT_SECRET')
+  t.equal(erpPasswordKey(fresh.value).length, 32)
+  t.equal((await resolveErpCredentialsKey({ DATA_DIR: dataDir }, { jwtSecret, hasInstances: async () => true })).value, fresh.value, 'kept across restarts')
+
+  const otherDir = join(dataDir, 'other')
+  const configured = Buffer.from(randomBytes(32)).toString('base64')
+  const key = await resolveErpCredentialsKey({ ERP_CREDENTIALS_KEY: configured, DATA_DIR: otherDir }, { jwtSecret, hasInstances: async () => true })
+  t.same(key, { value: configured, origin: 'configured' })
+  t.equal(existsSync(otherDir), false)
+  const id = newInstance()
+  const a = await databases(t, { passwordKey: erpPasswordKey(configured) }).ensure(id)
+  const b = await databases(t, { passwordKey: erpPasswordKey(Buffer.from(configured, 'base64').toString('base64url')) }).ensure(id)
+  t.equal(a.password, b.password, 'base64 and base64url spell the same key')
 })
 
 t.test('the password depends on the key; a short key is refused', async (t) => {

@@ -20,6 +20,8 @@ export interface TestApp {
 }
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0001'
+/** 32 bytes, base64url: the key of the test instances' database passwords. */
+export const TEST_ERP_CREDENTIALS_KEY = Buffer.from('test-erp-credentials-key-32bytes').toString('base64url')
 
 /** Files a test app writes (mail without SMTP, secrets) go here, never into the repository's ./data. */
 const TEST_DATA_DIR = join(tmpdir(), `erp-portal-test-data-${process.pid}`)
@@ -30,6 +32,7 @@ export function testConfig (databaseUrl: string, overrides: Record<string, unkno
     DATABASE_URL: databaseUrl,
     DATA_DIR: TEST_DATA_DIR,
     JWT_SECRET: TEST_JWT_SECRET,
+    ERP_CREDENTIALS_KEY: TEST_ERP_CREDENTIALS_KEY,
     BASE_URL: 'http://portal.test',
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',

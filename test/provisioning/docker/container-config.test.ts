@@ -67,5 +67,12 @@ t.test('refuses names that would escape their place', async (t) => {
   t.throws(() => config({ instancesDomain: 'erp.example.com' }, { host: 'bank.example.com' }), /host must be acme-prod.erp.example.com/)
   t.doesNotThrow(() => config({ instancesDomain: 'erp.example.com' }))
   t.throws(() => resolveOptions({ addonsRoot: 'relative/addons' }), /absolute path/)
-  t.throws(() => resolveOptions({ addonsRoot: '/srv', imageTemplate: 'odoo:17' }), /must contain \{version\}/)
+})
+
+t.test('a template without {version} is a fixed image, the same for every ERP version', async (t) => {
+  for (const erpVersion of ['16.0', '17.0', '18.0']) {
+    t.equal(config({ imageTemplate: 'registry.local/erp:pinned' }, { erpVersion }).Image, 'registry.local/erp:pinned')
+  }
+  t.throws(() => config({ imageTemplate: 'registry.local/erp:pinned' }, { erpVersion: '17.0 --privileged' }), /erpVersion must be an image tag/,
+    'the version is still checked')
 })

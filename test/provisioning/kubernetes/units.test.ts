@@ -1,7 +1,9 @@
 /** The pure parts: quantities, backoff, and judging a Deployment and its pods. */
 import t from 'tap'
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node'
+import type { InstanceSpec } from '../../../provisioning/backend.ts'
 import { backoffMs } from '../../../provisioning/kubernetes/api-call.ts'
+import { deploymentManifest } from '../../../provisioning/kubernetes/deployment-manifest.ts'
 import { gibibytes, mebibytes, millicores, parseQuantity } from '../../../provisioning/kubernetes/quantities.ts'
 import { observationOf } from '../../../provisioning/kubernetes/rollout.ts'
 
@@ -59,4 +61,23 @@ t.test('a container that keeps exiting non-zero is an error; terminating pods ar
   t.same(observationOf(progressing, [pod(exited)]), { state: 'error', message: 'pod erp-shop-abc-12345: container erp exited with code 1; restarted 4 times, last exit code 1 (Error)' })
   t.match(observationOf(progressing, [pod(exited, true)]), { state: 'starting' })
   t.match(observationOf(progressing, []), { state: 'starting', message: '0/1 replicas available' })
+})
+
+t.test('the Deployment runs the templated image, or a fixed one for every version', async (t) => {
+  const spec: InstanceSpec = {
+    instanceId: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+    tenantId: '0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d',
+    tenantSubdomain: 'acme',
+    subdomain: 'acme-prod',
+    erpVersion: '17.0',
+    host: 'acme-prod.erp.example.com',
+    resources: { memoryMb: 2048, cpuMillicores: 1500, storageGb: 10, workers: 3 },
+    database: { host: 'db.example.com', port: 5432, name: 'erp_x', user: 'erp_x', password: 'pw' }
+  }
+  const settings = { healthPath: '/web/health', addonsMountPath: '/mnt/extra-addons', dataMountPath: '/var/lib/odoo', fsGroup: 101 }
+  const imageOf = (imageTemplate: string, erpVersion: string) =>
+    deploymentManifest({ ...spec, erpVersion }, 1, { ...settings, imageTemplate }).spec?.template.spec?.containers[0]?.image
+  t.equal(imageOf('registry.example/erp:{version}', '18.0'), 'registry.example/erp:18.0')
+  t.equal(imageOf('registry.example/erp:pinned', '16.0'), 'registry.example/erp:pinned')
+  t.equal(imageOf('registry.example/erp:pinned', '18.0'), 'registry.example/erp:pinned')
 })
