@@ -4,7 +4,6 @@ import type { FastifyBaseLogger } from 'fastify'
 import { loadConfig } from '../config/env.ts'
 import { isAppError } from '../lib/errors.ts'
 import { readOrCreateSecret } from '../lib/secrets.ts'
-import { sqlOnPool } from '../lib/sql.ts'
 import { createActivityService } from '../plugins/app/activity/activity.service.ts'
 import { createPaymentProviders } from '../plugins/app/payments/payment-providers.ts'
 import { createPaymentsService } from '../plugins/app/payments/payments.service.ts'
@@ -57,7 +56,7 @@ async function main (): Promise<number> {
   const jwtSecret = config.JWT_SECRET ?? await readOrCreateSecret(resolve(config.DATA_DIR, 'secrets', 'jwt-secret'))
   const database = await openOpsDatabase(config)
   try {
-    const activity = createActivityService({ sql: sqlOnPool(await database.orm.em.getConnection().getNativeClient()) })
+    const activity = createActivityService()
     const payments = createPaymentsService({
       orm: database.orm,
       providers: createPaymentProviders({ providers: config.PAYMENT_PROVIDERS, secrets: config.PAYMENT_WEBHOOK_SECRETS, jwtSecret }),
