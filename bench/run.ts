@@ -21,7 +21,7 @@ import { startServer, type RunningServer } from './child-process.ts'
 import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
 import { agentAccessToken } from './mcp-agent.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
-import { appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
+import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
 
@@ -98,7 +98,13 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
   // The auth server issues the MCP scenario's access token; the app checks it against its JWKS.
   return withServer('./oauth-ours-server.ts', childEnv, async (auth) => withServer('./app-server.ts', { ...childEnv, BENCH_AUTH_PORT: new URL(auth.url).port }, async (app) => {
     const session = await signup(app.url)
-    const tenant = { ...await prepareTenant(database!.url, session), agentToken: await agentAccessToken(auth, session.user.id) }
+    const home = await signup(app.url)
+    await prepareTenant(database!.url, home, HOME_COMPANY)
+    const tenant = {
+      instanceId: await prepareTenant(database!.url, session, INSTANCES_COMPANY),
+      agentToken: await agentAccessToken(auth, session.user.id),
+      homeToken: home.token
+    }
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
       const baselineRun = async (label: string) =>
