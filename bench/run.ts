@@ -11,7 +11,7 @@
  *
  * Settings (environment): BENCH_DURATION (s, default 10), BENCH_CONNECTIONS
  * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers), BENCH_ONLY
- * (run only the scenarios whose name contains it), BENCH_TOKEN_RPS (3000: the
+ * (run only the scenarios whose name contains it, or one of its comma-separated parts), BENCH_TOKEN_RPS (3000: the
  * req/s the token scenario's batches of codes are sized for),
  * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
  */
@@ -39,7 +39,7 @@ const warmupSeconds = setting('BENCH_WARMUP', 2)
 const poolMax = setting('BENCH_POOL_MAX', 10)
 const tokenExpectedRps = setting('BENCH_TOKEN_RPS', 3000)
 const only = process.env.BENCH_ONLY
-const selected = (name: string) => only === undefined || name.includes(only)
+const selected = (name: string) => only === undefined || only.split(',').some((part) => name.includes(part))
 
 async function measure (server: RunningServer, scenario: Scenario) {
   await preflight(server.url, scenario)
