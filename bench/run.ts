@@ -18,7 +18,7 @@
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
 import { startServer, type RunningServer } from './child-process.ts'
-import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
+import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type Run, type RunSettings } from './report.ts'
 import { agentAccessToken } from './mcp-agent.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
@@ -41,7 +41,8 @@ const tokenExpectedRps = setting('BENCH_TOKEN_RPS', 3000)
 const only = process.env.BENCH_ONLY
 const selected = (name: string) => only === undefined || only.split(',').some((part) => name.includes(part))
 
-async function measure (server: RunningServer, scenario: Scenario) {
+/** One scenario's run, and the CPU time its server spent on the measured requests (the warm-up left out). */
+async function measure (server: RunningServer, scenario: Scenario): Promise<Run> {
   await preflight(server.url, scenario)
   const warmup = warmupSeconds > 0 ? `${warmupSeconds} s warm-up, then ` : ''
   log(`${scenario.name}: ${warmup}${durationSeconds} s at ${connections} connections`)
@@ -53,8 +54,11 @@ async function measure (server: RunningServer, scenario: Scenario) {
     duration: durationSeconds
   }
   if (scenario.body !== undefined) options.body = scenario.body
-  if (warmupSeconds > 0) options.warmup = { duration: warmupSeconds, connections }
-  return autocannon(options)
+  if (warmupSeconds > 0) await autocannon({ ...options, duration: warmupSeconds })
+  const cpuBefore = await server.call<number>('cpuMicros', null)
+  const result = await autocannon(options)
+  const cpuMicros = await server.call<number>('cpuMicros', null) - cpuBefore
+  return { result, cpuMicros }
 }
 
 // --- cleanup, also on Ctrl-C ---------------------------------------------------
@@ -115,7 +119,8 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
         const result = await measure(app, scenario)
         const after = await baselineRun(`after ${scenario.name}`)
         const mean = (before.requestsPerSecond + after.requestsPerSecond) / 2
-        results.push(toMeasurement('ours', scenario, result, { name: reference.name, requestsPerSecond: mean }), after)
+        const cpu = (before.cpuMsPer1000 + after.cpuMsPer1000) / 2
+        results.push(toMeasurement('ours', scenario, result, { name: reference.name, requestsPerSecond: mean, cpuMsPer1000: cpu }), after)
         before = after
       }
       return results
