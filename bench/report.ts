@@ -19,6 +19,13 @@ export interface Measurement {
   statusCodes: Record<string, number>
   /** requests/s of this scenario divided by the baseline's; 1 for the baseline itself. */
   ratio: number
+  /**
+   * CPU time of the server's process per 1000 measured requests (ms), and the
+   * baseline's over this one's (higher is better, like `ratio`). Less sensitive
+   * than req/s to other load on the machine; the database's CPU is not in it.
+   */
+  cpuMsPer1000: number
+  cpuRatio: number
   /** The baseline the ratio is against (one per family of scenarios). */
   comparedWith?: string
   /** Another scenario of the run this one is compared with, and req/s of this one over that one's. */
@@ -29,6 +36,14 @@ export interface Measurement {
 export interface BaselineReference {
   name: string
   requestsPerSecond: number
+  /** The mean CPU ms per 1000 requests of those runs (0: not measured). */
+  cpuMsPer1000?: number
+}
+
+/** One autocannon run, and the CPU time (µs) its server's process spent on it (undefined: not measured). */
+export interface Run {
+  result: Result
+  cpuMicros?: number
 }
 
 export interface RunSettings {
@@ -41,7 +56,9 @@ export interface RunSettings {
   tokenExpectedRps: number
 }
 
-export function toMeasurement (server: Measurement['server'], scenario: Scenario, result: Result, baseline?: BaselineReference): Measurement {
+export function toMeasurement (server: Measurement['server'], scenario: Scenario, run: Run | Result, baseline?: BaselineReference): Measurement {
+  const { result, cpuMicros } = 'result' in run ? run : { result: run, cpuMicros: undefined }
+  const cpuMsPer1000 = cpuMicros === undefined || result.requests.total === 0 ? 0 : cpuMicros / result.requests.total
   const statusCodes: Record<string, number> = {}
   for (const [code, { count }] of Object.entries(result.statusCodeStats)) statusCodes[code] = count
   const requestsPerSecond = result.requests.average
@@ -59,6 +76,8 @@ export function toMeasurement (server: Measurement['server'], scenario: Scenario
     non2xx: result.non2xx,
     statusCodes,
     ratio: baseline === undefined || baseline.requestsPerSecond === 0 ? 1 : requestsPerSecond / baseline.requestsPerSecond,
+    cpuMsPer1000,
+    cpuRatio: baseline?.cpuMsPer1000 === undefined || baseline.cpuMsPer1000 === 0 || cpuMsPer1000 === 0 ? 1 : baseline.cpuMsPer1000 / cpuMsPer1000,
     ...(baseline === undefined ? {} : { comparedWith: baseline.name }),
     ...(scenario.versus === undefined ? {} : { versus: { name: scenario.versus, ratio: null } })
   }
@@ -85,7 +104,7 @@ export function failures (measurement: Measurement): number {
 }
 
 export function formatTable (measurements: Measurement[]): string {
-  const header = ['scenario', 'server', 'req/s (avg)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'ratio vs baseline']
+  const header = ['scenario', 'server', 'req/s (avg)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'ratio vs baseline', 'CPU ms/1k req', 'CPU ratio']
   const rows = measurements.map((m) => [
     m.name,
     m.server,
@@ -94,7 +113,9 @@ export function formatTable (measurements: Measurement[]): string {
     m.latencyP99Ms.toFixed(1),
     String(m.errors),
     String(m.non2xx),
-    m.server === 'baseline' ? '-' : m.ratio.toFixed(2)
+    m.server === 'baseline' ? '-' : m.ratio.toFixed(2),
+    m.cpuMsPer1000 === 0 ? '-' : m.cpuMsPer1000.toFixed(0),
+    m.server === 'baseline' || m.cpuMsPer1000 === 0 ? '-' : m.cpuRatio.toFixed(2)
   ])
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
   const line = (cells: string[]) => cells.map((cell, column) =>

@@ -11,17 +11,17 @@
  *
  * Settings (environment): BENCH_DURATION (s, default 10), BENCH_CONNECTIONS
  * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers), BENCH_ONLY
- * (run only the scenarios whose name contains it), BENCH_TOKEN_RPS (3000: the
+ * (run only the scenarios whose name contains it, or one of its comma-separated parts), BENCH_TOKEN_RPS (3000: the
  * req/s the token scenario's batches of codes are sized for),
  * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
  */
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
 import { startServer, type RunningServer } from './child-process.ts'
-import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type RunSettings } from './report.ts'
+import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type Run, type RunSettings } from './report.ts'
 import { agentAccessToken } from './mcp-agent.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
-import { appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
+import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
 
@@ -39,9 +39,10 @@ const warmupSeconds = setting('BENCH_WARMUP', 2)
 const poolMax = setting('BENCH_POOL_MAX', 10)
 const tokenExpectedRps = setting('BENCH_TOKEN_RPS', 3000)
 const only = process.env.BENCH_ONLY
-const selected = (name: string) => only === undefined || name.includes(only)
+const selected = (name: string) => only === undefined || only.split(',').some((part) => name.includes(part))
 
-async function measure (server: RunningServer, scenario: Scenario) {
+/** One scenario's run, and the CPU time its server spent on the measured requests (the warm-up left out). */
+async function measure (server: RunningServer, scenario: Scenario): Promise<Run> {
   await preflight(server.url, scenario)
   const warmup = warmupSeconds > 0 ? `${warmupSeconds} s warm-up, then ` : ''
   log(`${scenario.name}: ${warmup}${durationSeconds} s at ${connections} connections`)
@@ -53,8 +54,11 @@ async function measure (server: RunningServer, scenario: Scenario) {
     duration: durationSeconds
   }
   if (scenario.body !== undefined) options.body = scenario.body
-  if (warmupSeconds > 0) options.warmup = { duration: warmupSeconds, connections }
-  return autocannon(options)
+  if (warmupSeconds > 0) await autocannon({ ...options, duration: warmupSeconds })
+  const cpuBefore = await server.call<number>('cpuMicros', null)
+  const result = await autocannon(options)
+  const cpuMicros = await server.call<number>('cpuMicros', null) - cpuBefore
+  return { result, cpuMicros }
 }
 
 // --- cleanup, also on Ctrl-C ---------------------------------------------------
@@ -98,7 +102,13 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
   // The auth server issues the MCP scenario's access token; the app checks it against its JWKS.
   return withServer('./oauth-ours-server.ts', childEnv, async (auth) => withServer('./app-server.ts', { ...childEnv, BENCH_AUTH_PORT: new URL(auth.url).port }, async (app) => {
     const session = await signup(app.url)
-    const tenant = { ...await prepareTenant(database!.url, session), agentToken: await agentAccessToken(auth, session.user.id) }
+    const home = await signup(app.url)
+    await prepareTenant(database!.url, home, HOME_COMPANY)
+    const tenant = {
+      instanceId: await prepareTenant(database!.url, session, INSTANCES_COMPANY),
+      agentToken: await agentAccessToken(auth, session.user.id),
+      homeToken: home.token
+    }
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
       const baselineRun = async (label: string) =>
@@ -109,7 +119,8 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
         const result = await measure(app, scenario)
         const after = await baselineRun(`after ${scenario.name}`)
         const mean = (before.requestsPerSecond + after.requestsPerSecond) / 2
-        results.push(toMeasurement('ours', scenario, result, { name: reference.name, requestsPerSecond: mean }), after)
+        const cpu = (before.cpuMsPer1000 + after.cpuMsPer1000) / 2
+        results.push(toMeasurement('ours', scenario, result, { name: reference.name, requestsPerSecond: mean, cpuMsPer1000: cpu }), after)
         before = after
       }
       return results

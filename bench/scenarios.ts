@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { fillTenantWith } from '../test/support/data.ts'
+import { fillTenantWith, type BulkCounts } from '../test/support/data.ts'
 import { mcpHeaders, toolCall } from './mcp-agent.ts'
 
 export interface Scenario {
@@ -34,6 +34,7 @@ const LIST_INSTANCES = 'GET /api/instances (50)'
 
 export function appScenarios (session: Session, tenant: PreparedTenant): Scenario[] {
   const auth = bearer(session.token)
+  const home = bearer(tenant.homeToken)
   return [
     { name: 'GET /api/instances/:id/status', method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
     { name: LIST_INSTANCES, method: 'GET', path: '/api/instances', headers: auth },
@@ -46,15 +47,15 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
       versus: LIST_INSTANCES
     },
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
-    { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: auth },
-    { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: auth },
+    { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: home },
+    { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: home },
     { name: 'GET /api/subscription/recommendation', method: 'GET', path: '/api/subscription/recommendation?users=12&storage=20&billing_cycle=yearly', headers: auth }
   ]
 }
 
 /** The names of `appScenarios`, known before there is a session (for BENCH_ONLY). */
 export function appScenarioNames (): string[] {
-  return appScenarios({ token: '', user: { id: '', tenant_id: '' } }, { instanceId: ':id', agentToken: '' }).map((scenario) => scenario.name)
+  return appScenarios({ token: '', user: { id: '', tenant_id: '' } }, { instanceId: ':id', agentToken: '', homeToken: '' }).map((scenario) => scenario.name)
 }
 
 export interface PreparedTenant {
@@ -62,25 +63,33 @@ export interface PreparedTenant {
   instanceId: string
   /** An OAuth access token of an agent connected to the admin, for /api/mcp (bench/mcp-agent.ts). */
   agentToken: string
+  /** The admin of the home-screen company (`HOME_COMPANY`), for the dashboard and the feed. */
+  homeToken: string
 }
 
+/** The company of the instance scenarios: 10 users, 200 activities and 50 instances. */
+export const INSTANCES_COMPANY = { users: 9, activities: 200, instances: 50 }
+
+/** The company of the home-screen scenarios (dashboard, activity feed): 10 users, 500 activities and 10 instances. */
+export const HOME_COMPANY = { users: 9, activities: 500, instances: 10 }
+
 /**
- * The measured tenant's data: 10 users, 200 activities and 50 instances
- * (recorded rows: neither route asks a backend).
+ * Fills a signed-up company (its admin is the first user) with recorded rows
+ * (no backend is asked) and answers one of its instances.
  */
-export async function prepareTenant (databaseUrl: string, session: Session): Promise<Omit<PreparedTenant, 'agentToken'>> {
+export async function prepareTenant (databaseUrl: string, session: Session, counts: BulkCounts): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
-    await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, { users: 9, activities: 200, instances: 50 })
+    await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, counts)
     const { rows } = await client.query<{ id: string }>('SELECT id FROM instances WHERE tenant_id = $1 LIMIT 1', [session.user.tenant_id])
-    return { instanceId: rows[0]!.id }
+    return rows[0]!.id
   } finally {
     await client.end()
   }
 }
 
-/** One real signup (signup is rate-limited per IP: keep it to one per run). */
+/** One real signup (signup is rate-limited per IP, 10 an hour: a run makes two). */
 export async function signup (baseUrl: string): Promise<Session> {
   const suffix = randomBytes(4).toString('hex')
   const response = await fetch(`${baseUrl}/api/signup`, {

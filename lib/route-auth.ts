@@ -1,9 +1,11 @@
 /**
  * How a route authenticates its caller:
  * - `portal`: a portal bearer token (the default for everything under /api/);
- * - `portal-inline`: a portal bearer token that the handler checks itself, in
- *   the same statement as its one read (`auth.authenticateWith`): for routes
- *   polled at short intervals, where a second round trip would double their cost;
+ * - `portal-inline`: a portal bearer token whose signature is checked before
+ *   the handler and whose session is checked by the statement that reads the
+ *   route's data (`auth.sessionSql`, one round trip): for the routes every
+ *   portal session calls first or polls, where a second round trip would
+ *   double their cost;
  * - `mcp`:    an OAuth access token from our authorization server (/api/mcp);
  * - `none`:   public (signup, login, health, docs; the default outside /api/).
  */

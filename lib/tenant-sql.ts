@@ -1,3 +1,4 @@
+import type { UserActor } from './actor.ts'
 import type { Sql } from './sql.ts'
 
 export interface TenantStatement {
@@ -9,6 +10,13 @@ export interface TenantStatement {
 
 export type TenantSql = <Row>(statement: TenantStatement, values?: unknown[]) => Promise<Row[]>
 
+/**
+ * A read of the caller's tenant that also answers who the caller is: for an
+ * authenticated actor (`callerSql`), or for a request whose token is checked
+ * in the same statement (`fastify.auth.sessionSql`, one round trip).
+ */
+export type CallerSql = <Row>(statement: TenantStatement, values?: unknown[]) => Promise<{ actor: UserActor, rows: Row[] }>
+
 const checked = new Set<string>()
 
 /**
@@ -19,9 +27,20 @@ const checked = new Set<string>()
 export function tenantSql (sql: Sql, tenantId: string): TenantSql {
   return async <Row>(statement: TenantStatement, values: unknown[] = []) => {
     if (!checked.has(statement.name)) {
-      if (!/\$1(?!\d)/.test(statement.text)) throw new Error(`Statement ${statement.name} does not use the tenant id ($1)`)
+      requireTenantParameter(statement)
       checked.add(statement.name)
     }
     return sql<Row>({ name: statement.name, text: statement.text, values: [tenantId, ...values] })
   }
+}
+
+/** `CallerSql` for an actor already authenticated (MCP tools, jobs acting for a user). */
+export function callerSql (sql: Sql, actor: UserActor): CallerSql {
+  const query = tenantSql(sql, actor.tenantId)
+  return async <Row>(statement: TenantStatement, values?: unknown[]) => ({ actor, rows: await query<Row>(statement, values) })
+}
+
+/** Refuses a statement that does not use `$1`, the tenant id. */
+export function requireTenantParameter (statement: TenantStatement): void {
+  if (!/\$1(?!\d)/.test(statement.text)) throw new Error(`Statement ${statement.name} does not use the tenant id ($1)`)
 }

@@ -3,7 +3,6 @@ import type { FastifyBaseLogger } from 'fastify'
 import { loadConfigOrExit } from '../config/startup.ts'
 import { isAppError } from '../lib/errors.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
-import { sqlOnPool } from '../lib/sql.ts'
 import { createActivityService } from '../plugins/app/activity/activity.service.ts'
 import { createPaymentProviders } from '../plugins/app/payments/payment-providers.ts'
 import { createPaymentsService } from '../plugins/app/payments/payments.service.ts'
@@ -56,7 +55,7 @@ async function main (): Promise<number> {
   const jwtSecret = await resolveJwtSecret(config)
   const database = await openOpsDatabase(config)
   try {
-    const activity = createActivityService({ sql: sqlOnPool(await database.orm.em.getConnection().getNativeClient()) })
+    const activity = createActivityService()
     const payments = createPaymentsService({
       orm: database.orm,
       providers: createPaymentProviders({ providers: config.PAYMENT_PROVIDERS, secrets: config.PAYMENT_WEBHOOK_SECRETS, jwtSecret }),

@@ -2,7 +2,6 @@ import { text } from 'node:stream/consumers'
 import { parseArgs } from 'node:util'
 import { loadConfigOrExit } from '../config/startup.ts'
 import { isAppError } from '../lib/errors.ts'
-import { sqlOnPool } from '../lib/sql.ts'
 import { createActivityService } from '../plugins/app/activity/activity.service.ts'
 import { createSupportDesk, type TicketInTenant } from '../plugins/app/tickets/support-desk.ts'
 import type { TicketPriority, TicketStatus } from '../plugins/app/tickets/ticket.entity.ts'
@@ -75,8 +74,7 @@ async function main (): Promise<number> {
 
   const database = await openOpsDatabase(loadConfigOrExit())
   try {
-    const sql = sqlOnPool(await database.orm.em.getConnection().getNativeClient())
-    const desk = createSupportDesk({ tickets: createTicketsService({ activity: createActivityService({ sql }) }) })
+    const desk = createSupportDesk({ tickets: createTicketsService({ activity: createActivityService() }) })
     const em = database.orm.em.fork()
     const id = ticketId ?? ''
     if (command === 'list') {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { callerSql } from '../../lib/tenant-sql.ts'
 import { ActivityQuery } from '../../schemas/activity.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
@@ -22,7 +23,7 @@ export const accountTools = [
       'and its usage. Use it for "how is my account doing" questions before drilling into one area.',
     input: NoInput,
     annotations: READ_ONLY,
-    run: async ({ app, actor }) => ({ dashboard: await app.dashboard.get(actor) })
+    run: async ({ app, actor }) => ({ dashboard: await app.dashboard.get(callerSql(app.sql, actor)) })
   }),
 
   defineTool({
@@ -32,7 +33,7 @@ export const accountTools = [
       '`type` (e.g. instance.running) or `instance_id`; page with `before` = the previous answer\'s `next_cursor`.',
     input: ActivityQuery,
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { limit, before, type, instance_id: instanceId }) => app.activity.list(actor, {
+    run: async ({ app, actor }, { limit, before, type, instance_id: instanceId }) => app.activity.list(callerSql(app.sql, actor), {
       limit,
       ...(before === undefined ? {} : { before }),
       ...(type === undefined ? {} : { type }),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { callerSql } from '../../lib/tenant-sql.ts'
 import { Id } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
@@ -54,7 +55,7 @@ export const instanceTools = [
       'deleting, deleted) and what the backend last reported. Cheap: use it to poll after create or a lifecycle change.',
     input: InstanceRef,
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { instance_id: id }) => ({ status: await app.instances.status(actor, id) })
+    run: async ({ app, actor }, { instance_id: id }) => ({ status: await app.instances.status(callerSql(app.sql, actor), id) })
   }),
 
   defineTool({

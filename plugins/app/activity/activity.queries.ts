@@ -1,11 +1,20 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { ActorKind } from './activity.entity.ts'
 
+/**
+ * An activity as the API shows it, built by the database: the feed's rows come
+ * back ready to send (nested actor, ISO 8601 UTC time) with nothing to map.
+ */
+export const ACTIVITY_COLUMNS = `id, title, type,
+  json_build_object('kind', actor_kind, 'id', actor_id, 'name', actor_name) AS actor,
+  target_type, target_id, instance_id,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
+
 /** Newest first, with optional cursor and filters ($2 before, $3 type, $4 instance, $5 limit). */
 export const LIST_ACTIVITIES: TenantStatement = {
   name: 'activity-list',
   text: `
-SELECT id, type, title, actor_kind, actor_id, actor_name, target_type, target_id, instance_id, created_at
+SELECT ${ACTIVITY_COLUMNS}
 FROM activities
 WHERE tenant_id = $1
   AND ($2::bigint IS NULL OR id < $2)
@@ -16,14 +25,13 @@ LIMIT $5`
 }
 
 export interface ActivityRow {
+  /** A number through JSON (`auth.sessionSql`), a string straight from pg (bigint). */
   id: string | number
-  type: string
   title: string
-  actor_kind: ActorKind
-  actor_id: string | null
-  actor_name: string
+  type: string
+  actor: { kind: ActorKind, id: string | null, name: string }
   target_type: string | null
   target_id: string | null
   instance_id: string | null
-  created_at: Date | string
+  created_at: string
 }

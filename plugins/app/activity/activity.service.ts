@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
-import { tenantSql } from '../../../lib/tenant-sql.ts'
-import type { Sql } from '../../../lib/sql.ts'
+import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
 import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
 
@@ -42,24 +41,20 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
+/** The row is the view (see ACTIVITY_COLUMNS) but for the id, which pg hands over as a string (bigint). */
 export function toActivityView (row: ActivityRow): ActivityView {
-  return {
-    id: Number(row.id),
-    title: row.title,
-    type: row.type,
-    actor: { kind: row.actor_kind, id: row.actor_id, name: row.actor_name },
-    target_type: row.target_type,
-    target_id: row.target_id,
-    instance_id: row.instance_id,
-    created_at: new Date(row.created_at).toISOString()
-  }
+  return typeof row.id === 'number' ? row as ActivityView : { ...row, id: Number(row.id) }
 }
 
-export function createActivityService ({ sql }: { sql: Sql }) {
-  /** Raw, prepared and tenant-bound: the feed is read far more often than it is written. */
-  async function list (actor: Actor, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+export function createActivityService () {
+  /**
+   * Raw, prepared and tenant-bound: the feed is read far more often than it is
+   * written. `read` is `auth.sessionSql` for a request (token checked in the
+   * same statement) or `callerSql` for an authenticated actor.
+   */
+  async function list (read: CallerSql, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
     const limit = query.limit ?? 20
-    const rows = await tenantSql(sql, actor.tenantId)<ActivityRow>(LIST_ACTIVITIES, [
+    const { rows } = await read<ActivityRow>(LIST_ACTIVITIES, [
       query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
     ])
     const page = rows.slice(0, limit).map(toActivityView)

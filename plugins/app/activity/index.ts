@@ -8,5 +8,5 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('activity', createActivityService({ sql: fastify.sql }))
+  fastify.decorate('activity', createActivityService())
 }, { name: 'activity', dependencies: ['orm'] })

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Sql } from '../../../lib/sql.ts'
+import { requireTenantParameter, type TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { normalizeEmail } from '../../../lib/email.ts'
@@ -12,6 +13,13 @@ import { PortalSession } from './session.entity.ts'
 export interface TokenSigner {
   sign: (payload: { sid: string, tid: string }, options: { sub: string }) => string
   verify: (token: string) => { sid?: unknown, tid?: unknown, sub?: unknown }
+}
+
+/** What a token with a valid signature claims; `authenticate` or `queryAsSession` checks it against its session. */
+export interface SessionClaims {
+  sessionId: string
+  userId: string
+  tenantId: string
 }
 
 export interface ClientMeta {
@@ -44,38 +52,40 @@ interface AuthRow {
   role: 'admin' | 'user'
 }
 
-/** One primary-key lookup per request, prepared once per connection: live session, active user, active tenant. */
-const AUTHENTICATE = {
-  name: 'portal-authenticate',
-  text: `
+/** The live session of a token (session, active user, active tenant), its ids in the given parameters. */
+const liveSession = (sessionId: string, userId: string, tenantId: string) => `
 SELECT u.id, u.tenant_id, u.email, u.name, u.role
 FROM portal_sessions s
 JOIN users u ON u.id = s.user_id
 JOIN tenants t ON t.id = u.tenant_id
-WHERE s.id = $1 AND s.user_id = $2 AND s.tenant_id = $3
+WHERE s.id = ${sessionId} AND s.user_id = ${userId} AND s.tenant_id = ${tenantId}
   AND s.revoked_at IS NULL AND s.expires_at > now()
   AND u.active AND t.status = 'active'`
-}
+
+/** One primary-key lookup per request, prepared once per connection. */
+const AUTHENTICATE = { name: 'portal-authenticate', text: liveSession('$1', '$2', '$3') }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** A read that runs in the authentication statement: `text` selects from the caller's tenant as `auth.tenant_id`. */
-export interface InlineRead {
-  name: string
-  text: string
-}
+const sessionStatements = new Map<string, { text: string, values: number }>()
 
-const inlineStatements = new Map<string, string>()
-
-/** The session check and the read as one statement; the read's row comes back as one JSON column. */
-function inlineStatement (read: InlineRead): string {
-  let text = inlineStatements.get(read.name)
-  if (text === undefined) {
-    if (!read.text.includes('auth.tenant_id')) throw new Error(`Inline read ${read.name} does not filter on auth.tenant_id`)
-    text = `WITH auth AS MATERIALIZED (${AUTHENTICATE.text})
-SELECT auth.*, (SELECT row_to_json(r) FROM (${read.text}) r) AS read FROM auth`
-    inlineStatements.set(read.name, text)
+/**
+ * The session check and a tenant statement as one statement. The statement
+ * keeps its own numbering (`$1` the tenant, then its values); the check takes
+ * the token's session and user ids after them and its tenant as the same `$1`,
+ * so the statement's rows come back only for a live session of that tenant,
+ * as one JSON array in the statement's order.
+ */
+function sessionStatement (statement: TenantStatement, values: number): string {
+  const known = sessionStatements.get(statement.name)
+  if (known !== undefined) {
+    if (known.values !== values) throw new Error(`Statement ${statement.name} takes ${known.values} values, not ${values}`)
+    return known.text
   }
+  requireTenantParameter(statement)
+  const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')})
+SELECT session.*, (SELECT coalesce(json_agg(r), '[]'::json) FROM (${statement.text}) r) AS rows FROM session`
+  sessionStatements.set(statement.name, { text, values })
   return text
 }
 
@@ -91,8 +101,7 @@ export interface AuthServiceDeps {
 }
 
 export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
-  /** [session, user, tenant] of a token with a valid signature and well-formed ids; 401 otherwise. */
-  function verifiedClaims (token: string): [string, string, string] {
+  function claimsOf (token: string): SessionClaims {
     let claims: ReturnType<TokenSigner['verify']>
     try {
       claims = tokens.verify(token)
@@ -103,7 +112,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
     if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
       throw TokenInvalid()
     }
-    return [sid, sub, tid]
+    return { sessionId: sid, userId: sub, tenantId: tid }
   }
 
   async function issueSession (em: EntityManager, user: User, meta: ClientMeta): Promise<LoginResult> {
@@ -154,28 +163,35 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       return issueSession(em, user, meta)
     },
 
+    /** The claims of a token with a valid signature and well-formed ids (no database read); 401 otherwise. */
+    claimsOf,
+
     /**
      * Verifies a portal bearer token and loads who it belongs to. Logged-out
      * sessions, deactivated users and suspended tenants fail here at once.
      */
     async authenticate (token: string): Promise<UserActor> {
-      const claims = verifiedClaims(token)
-      const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: claims })
+      const claims = claimsOf(token)
+      const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: [claims.sessionId, claims.userId, claims.tenantId] })
       if (row === undefined) throw TokenInvalid()
-      return actorOf(row, claims[0])
+      return actorOf(row, claims.sessionId)
     },
 
     /**
-     * Authenticates and runs one read of the caller's tenant in the same
-     * statement (one round trip), for `portal-inline` routes. The read sees the
-     * caller as `auth` (`auth.tenant_id`) and takes its own values from $4; it
-     * answers undefined when the read finds nothing.
+     * Runs a statement of the token's tenant (`$1` the tenant, as for
+     * `tenantSql`) under its session, in the same round trip as the session
+     * check that `authenticate` makes: the rows, and who the caller is; 401
+     * as `authenticate`.
      */
-    async authenticateWith<Row extends object> (token: string, read: InlineRead, values: unknown[]): Promise<{ actor: UserActor, row: Row | undefined }> {
-      const claims = verifiedClaims(token)
-      const [found] = await sql<AuthRow & { read: Row | null }>({ name: read.name, text: inlineStatement(read), values: [...claims, ...values] })
+    async queryAsSession<Row> (claims: SessionClaims, statement: TenantStatement, values: unknown[] = []): Promise<{ actor: UserActor, rows: Row[] }> {
+      const text = sessionStatement(statement, values.length)
+      const [found] = await sql<AuthRow & { rows: Row[] }>({
+        name: `session:${statement.name}`,
+        text,
+        values: [claims.tenantId, ...values, claims.sessionId, claims.userId]
+      })
       if (found === undefined) throw TokenInvalid()
-      return { actor: actorOf(found, claims[0]), row: found.read ?? undefined }
+      return { actor: actorOf(found, claims.sessionId), rows: found.rows }
     },
 
     /** Ends the caller's session; the token answers 401 from the next request on. */

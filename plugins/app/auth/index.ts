@@ -1,28 +1,40 @@
 import fp from 'fastify-plugin'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserActor } from '../../../lib/actor.ts'
 import { authModeOf } from '../../../lib/route-auth.ts'
 import { bearerTokenIn } from '../../../lib/bearer.ts'
-import { createAuthService, type AuthService } from './auth.service.ts'
+import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
+import { createAuthService, type AuthService, type SessionClaims } from './auth.service.ts'
 import { TokenMissing } from './auth.errors.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthService & {
-      /** The bearer token of a request (401 TOKEN_MISSING without one), for `portal-inline` routes. */
-      tokenOf: (request: FastifyRequest) => string
+      /**
+       * For `portal-inline` routes: reads of the caller's tenant, each checking
+       * the request's token in the same statement (`queryAsSession`), and
+       * setting `request.actor` once it is checked.
+       */
+      sessionSql: (request: FastifyRequest) => CallerSql
     }
   }
   interface FastifyRequest {
-    /** Set for every route with `auth: 'portal'` (the default under /api/). */
+    /** Set for every route with `auth: 'portal'` (the default under /api/), and by `auth.sessionSql`. */
     actor: UserActor
   }
 }
+
+const kClaims = Symbol('session claims')
+interface ClaimsHolder { [kClaims]?: SessionClaims }
 
 /**
  * Portal authentication. Every route under /api/ requires a bearer token
  * unless it declares `config: { auth: 'none' }`, so a new route is protected by
  * default. The authenticated request gets an EntityManager scoped to its tenant.
+ *
+ * `portal-inline` routes have their token's signature checked here, before
+ * validation, as every portal route, and its session checked by the statement
+ * that reads their data (`auth.sessionSql`).
  */
 export default fp(async (fastify) => {
   const auth = createAuthService({
@@ -34,15 +46,42 @@ export default fp(async (fastify) => {
       verify: (token) => fastify.jwt.verify(token)
     }
   })
-  fastify.decorate('auth', { ...auth, tokenOf: bearerToken })
+
+  function sessionSql (request: FastifyRequest): CallerSql {
+    return async <Row>(statement: TenantStatement, values?: unknown[]) => {
+      const claims = (request as unknown as ClaimsHolder)[kClaims]
+      if (claims === undefined) throw new Error(`${request.routeOptions.url ?? request.url}: auth.sessionSql is for portal-inline routes`)
+      const result = await auth.queryAsSession<Row>(claims, statement, values)
+      request.actor = result.actor
+      request.scopeToTenant(result.actor.tenantId)
+      return result
+    }
+  }
+
+  fastify.decorate('auth', { ...auth, sessionSql })
   fastify.decorateRequest('actor', null as unknown as UserActor)
+  fastify.decorateRequest(kClaims, undefined)
+
+  // A portal-inline handler that answered without reading through `sessionSql` never checked the session: a bug, not an answer.
+  fastify.addHook('onRoute', (route) => {
+    if (authModeOf(route.url, route.config) !== 'portal-inline') return
+    const checked = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (reply.statusCode < 400 && request.actor === null) throw new Error(`${route.url} answered without checking the session (auth.sessionSql)`)
+    }
+    route.onSend = [...[route.onSend ?? []].flat(), checked]
+  })
 
   fastify.addHook('onRequest', async (request) => {
     const url = request.routeOptions.url
-    if (url === undefined || authModeOf(url, request.routeOptions.config) !== 'portal') return
-    const actor = await auth.authenticate(bearerToken(request))
-    request.actor = actor
-    request.scopeToTenant(actor.tenantId)
+    if (url === undefined) return
+    const mode = authModeOf(url, request.routeOptions.config)
+    if (mode === 'portal') {
+      const actor = await auth.authenticate(bearerToken(request))
+      request.actor = actor
+      request.scopeToTenant(actor.tenantId)
+    } else if (mode === 'portal-inline') {
+      (request as unknown as ClaimsHolder)[kClaims] = auth.claimsOf(bearerToken(request))
+    }
   })
 }, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants'] })
 

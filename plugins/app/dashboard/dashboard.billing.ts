@@ -1,9 +1,9 @@
 import { toMajor } from '../../../lib/money.ts'
-import type { OverviewRow } from './dashboard.queries.ts'
+import type { DashboardRow } from './dashboard.queries.ts'
 
 const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
 
-export function subscriptionBlock (row: OverviewRow) {
+export function subscriptionBlock (row: DashboardRow) {
   if (row.sub_id === null || row.sub_currency === null) return null
   return {
     id: row.sub_id,
@@ -19,7 +19,7 @@ export function subscriptionBlock (row: OverviewRow) {
   }
 }
 
-export function configurationBlock (row: OverviewRow) {
+export function configurationBlock (row: DashboardRow) {
   if (row.conf_id === null) return null
   return {
     id: row.conf_id,
@@ -33,7 +33,7 @@ export function configurationBlock (row: OverviewRow) {
 }
 
 /** Use against the limits that bind now (the rule is plugins/app/limits'); `limit` is null while nothing binds. */
-export function usageBlock (row: OverviewRow, instancesInUse: number) {
+export function usageBlock (row: DashboardRow, instancesInUse: number) {
   const binding = row.sub_binds
   return {
     users: { used: row.users_active, limit: binding ? row.sub_users : null },

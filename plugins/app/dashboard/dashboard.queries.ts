@@ -1,9 +1,14 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
+import { ACTIVITY_COLUMNS, type ActivityRow } from '../activity/activity.queries.ts'
 import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
 
-/** The company, its subscription and configuration, and every count of the home screen, in one statement. */
-export const OVERVIEW: TenantStatement = {
-  name: 'dashboard-overview',
+/**
+ * The whole home screen in one statement: the company, its subscription and
+ * configuration, every count, its instances and its latest 10 activities (as
+ * JSON arrays, in their order), however much data the tenant has.
+ */
+export const DASHBOARD: TenantStatement = {
+  name: 'dashboard',
   text: `
 SELECT t.name, t.subdomain, t.status,
   s.id AS sub_id, s.status AS sub_status, s.billing_cycle AS sub_cycle, s.users AS sub_users, s.storage AS sub_storage,
@@ -17,7 +22,13 @@ SELECT t.name, t.subdomain, t.status,
   (SELECT count(*) FROM users WHERE tenant_id = $1 AND active AND role = 'admin')::int AS users_admins,
   (SELECT count(*) FROM tickets WHERE tenant_id = $1 AND status = 'open')::int AS tickets_open,
   (SELECT count(*) FROM tickets WHERE tenant_id = $1 AND status = 'answered')::int AS tickets_answered,
-  (SELECT count(*) FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now())::int AS invitations_pending
+  (SELECT count(*) FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now())::int AS invitations_pending,
+  (SELECT coalesce(json_agg(i ORDER BY i.name, i.id), '[]'::json) FROM (
+    SELECT id, name, subdomain, erp_version, backend, state FROM instances WHERE tenant_id = $1 AND state <> 'deleted'
+  ) i) AS instances,
+  (SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]'::json) FROM (
+    SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE tenant_id = $1 ORDER BY id DESC LIMIT 10
+  ) a) AS activities
 FROM tenants t
 LEFT JOIN subscriptions s ON s.tenant_id = t.id
 LEFT JOIN plans sp ON sp.id = s.plan_id
@@ -25,7 +36,7 @@ LEFT JOIN plan_configurations c ON c.tenant_id = t.id
 WHERE t.id = $1`
 }
 
-export interface OverviewRow {
+export interface DashboardRow {
   name: string
   subdomain: string
   status: string
@@ -58,15 +69,8 @@ export interface OverviewRow {
   conf_workers: number | null
   conf_instances: number | null
   conf_cycle: string | null
-}
-
-export const INSTANCES: TenantStatement = {
-  name: 'dashboard-instances',
-  text: `
-SELECT id, name, subdomain, erp_version, backend, state
-FROM instances
-WHERE tenant_id = $1 AND state <> 'deleted'
-ORDER BY name, id`
+  instances: InstanceRow[]
+  activities: ActivityRow[]
 }
 
 export interface InstanceRow {

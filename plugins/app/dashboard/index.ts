@@ -8,5 +8,5 @@ declare module 'fastify' {
 }
 
 export default fp(async (fastify) => {
-  fastify.decorate('dashboard', createDashboardService({ sql: fastify.sql, activity: fastify.activity }))
-}, { name: 'dashboard', dependencies: ['orm', 'activity'] })
+  fastify.decorate('dashboard', createDashboardService())
+}, { name: 'dashboard', dependencies: ['orm'] })

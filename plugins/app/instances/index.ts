@@ -43,8 +43,7 @@ export default fp(async (fastify) => {
     transitions,
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
-    instancesDomain: config.INSTANCES_DOMAIN,
-    authenticateWith: fastify.auth.authenticateWith
+    instancesDomain: config.INSTANCES_DOMAIN
   })
   const runJob = createInstanceJobRunner({
     em: orm.em,
@@ -81,4 +80,4 @@ export default fp(async (fastify) => {
     await backends.close()
     await provisioning.close()
   })
-}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits', 'auth'] })
+}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits'] })

@@ -1,5 +1,4 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
-import type { InlineRead } from '../auth/auth.service.ts'
 import type { InstanceState } from './instance.entity.ts'
 
 /** The list: every instance of the tenant but the deleted ones, newest first. */
@@ -16,16 +15,10 @@ ORDER BY created_at DESC, id`
 const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at`
 
-/** The same read for callers already authenticated (MCP tools): $1 the tenant, $2 the instance. */
+/** One instance's state, for polling and the MCP status tool: $1 the tenant, $2 the instance; no backend call. */
 export const INSTANCE_STATUS: TenantStatement = {
   name: 'instances-status',
   text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::uuid`
-}
-
-/** For polling: one primary-key lookup inside the token check (`auth.authenticateWith`), no backend call. */
-export const INSTANCE_STATUS_INLINE: InlineRead = {
-  name: 'instances-status-inline',
-  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = auth.tenant_id AND id = $4::uuid`
 }
 
 export interface InstanceSummaryRow {

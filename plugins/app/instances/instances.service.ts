@@ -3,10 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Sql } from '../../../lib/sql.ts'
-import { tenantSql } from '../../../lib/tenant-sql.ts'
+import { tenantSql, type CallerSql } from '../../../lib/tenant-sql.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import type { Jobs } from '../../external/jobs.ts'
-import type { AuthService } from '../auth/auth.service.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { SubdomainTaken } from '../tenants/tenants.errors.ts'
@@ -14,7 +13,7 @@ import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance } from './instance.entity.ts'
 import { checkInstanceInput, type NewInstanceInput } from './instance-input.ts'
-import { INSTANCE_STATUS, INSTANCE_STATUS_INLINE, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
+import { INSTANCE_STATUS, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
 import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
@@ -39,7 +38,6 @@ export interface InstancesServiceDeps {
   erpVersions: readonly string[]
   imageTemplate: string
   instancesDomain: string
-  authenticateWith: AuthService['authenticateWith']
 }
 
 export type LifecycleAction = Exclude<InstanceAction, 'provision'>
@@ -80,16 +78,12 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       return detail(await load(em, id))
     },
 
-    /** The state alone, no backend call (MCP `get_instance_status`). */
-    async status (actor: Actor, id: string): Promise<InstanceStatusView> {
-      const [row] = await tenantSql(sql, actor.tenantId)<InstanceStatusRow>(INSTANCE_STATUS, [id])
-      if (row === undefined) throw InstanceNotFound()
-      return toInstanceStatus(row)
-    },
-
-    /** For polling: the bearer token is checked in the same statement as the read, one round trip. */
-    async pollStatus (token: string, id: string): Promise<InstanceStatusView> {
-      const { row } = await deps.authenticateWith<InstanceStatusRow>(token, INSTANCE_STATUS_INLINE, [id])
+    /**
+     * The state alone, no backend call: for polling (`read` checks the token in
+     * the same statement, one round trip) and the MCP status tool.
+     */
+    async status (read: CallerSql, id: string): Promise<InstanceStatusView> {
+      const { rows: [row] } = await read<InstanceStatusRow>(INSTANCE_STATUS, [id])
       if (row === undefined) throw InstanceNotFound()
       return toInstanceStatus(row)
     },

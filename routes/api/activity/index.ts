@@ -4,6 +4,7 @@ import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/api/activity', {
+    config: { auth: 'portal-inline' },
     schema: {
       tags: ['activity'],
       summary: 'Activity feed',
@@ -15,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { limit, before, type, instance_id: instanceId } = request.query
     return {
       success: true as const,
-      ...await fastify.activity.list(request.actor, {
+      ...await fastify.activity.list(fastify.auth.sessionSql(request), {
         limit,
         ...(before === undefined ? {} : { before }),
         ...(type === undefined ? {} : { type }),

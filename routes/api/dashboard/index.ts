@@ -4,13 +4,14 @@ import { DashboardResponse } from '../../../schemas/dashboard.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/api/dashboard', {
+    config: { auth: 'portal-inline' },
     schema: {
       tags: ['dashboard'],
       summary: 'Everything the home screen shows, in one call',
-      description: 'Company, user, subscription and configuration, instances, statistics and the latest 10 activities. A fixed number of SQL statements, however much data the company has.',
+      description: 'Company, user, subscription and configuration, instances, statistics and the latest 10 activities. One SQL statement (the token check included), however much data the company has.',
       response: responses({ 200: DashboardResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(request.actor) }))
+  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(fastify.auth.sessionSql(request)) }))
 }
 
 export default routes

@@ -55,7 +55,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
     }
   }, async (request, reply) => {
-    const status = await fastify.instances.pollStatus(fastify.auth.tokenOf(request), request.params.id)
+    const status = await fastify.instances.status(fastify.auth.sessionSql(request), request.params.id)
     const etag = `"${status.updated_at}-${status.state}-${status.status}"`
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)

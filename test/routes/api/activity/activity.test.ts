@@ -2,6 +2,7 @@ import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { fillTenant } from '../../../support/data.ts'
+import { statementsDuring } from '../../../support/statements.ts'
 import { scopedEntityManager } from '../../../../database/tenancy.ts'
 
 t.test('feed: newest first, cursor pages without gaps or repeats, filters, tenant-scoped', async (t) => {
@@ -48,4 +49,40 @@ t.test('instance filter, and the record written by a mutation carries its actor'
   t.same(filtered.activities.map((a: { type: string }) => a.type), ['instance.stopped'])
   const all = (await app.inject({ method: 'GET', url: '/api/activity', headers: bearer(alice.token) })).json()
   t.match(all.activities[0], { type: 'user.created', actor: { kind: 'user', id: alice.user.id }, target_type: 'user' })
+})
+
+t.test('one statement per page, the token check included, however long the feed', async (t) => {
+  const { app } = await build(t)
+  const small = await signup(app)
+  const large = await signup(app)
+  await fillTenant(app, large.user.tenant_id, { activities: 500 })
+  const page = async (token: string, query = 'limit=20') => {
+    const response = await app.inject({ method: 'GET', url: `/api/activity?${query}`, headers: bearer(token) })
+    t.equal(response.statusCode, 200)
+    return response.json()
+  }
+
+  await page(small.token) // warm up: prepared statements
+  t.same(await statementsDuring(app, () => page(small.token)), ['session:activity-list'])
+  t.same(await statementsDuring(app, () => page(large.token, 'limit=100&type=bulk.odd&before=400')), ['session:activity-list'])
+
+  // Fresh on every call: a record written between two calls is in the second.
+  const before = await page(large.token, 'limit=1')
+  await fillTenant(app, large.user.tenant_id, { activities: 1 })
+  const after = await page(large.token, 'limit=1')
+  t.ok(after.activities[0].id > before.activities[0].id, 'the new record comes first')
+})
+
+t.test('the feed answers 401 for a missing, forged or revoked token, before its query is checked', async (t) => {
+  const { app } = await build(t)
+  const alice = await signup(app)
+  const get = (headers: Record<string, string>, query = '') => app.inject({ method: 'GET', url: `/api/activity${query}`, headers })
+  t.equal((await get({})).json().error.code, 'TOKEN_MISSING')
+  t.equal((await get({}, '?limit=abc')).statusCode, 401, 'no token: 401 before the query string is validated')
+  t.equal((await get(bearer(`${alice.token}x`))).json().error.code, 'TOKEN_INVALID')
+  t.equal((await get(bearer(`${alice.token}x`), '?limit=abc')).statusCode, 401, 'forged token: 401 before validation too')
+  t.equal((await app.inject({ method: 'POST', url: '/api/logout', headers: bearer(alice.token) })).statusCode, 200)
+  const revoked = await get(bearer(alice.token))
+  t.equal(revoked.statusCode, 401)
+  t.equal(revoked.json().error.code, 'TOKEN_INVALID')
 })

@@ -2,6 +2,7 @@ import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { instanceRow, recordInstance } from './fixtures.ts'
+import { statementsDuring } from '../../../support/statements.ts'
 
 // No engine answers here: every rule below must hold before any backend is asked.
 process.env.DOCKER_HOST = 'unix:///tmp/erp-portal-no-docker.sock'
@@ -94,7 +95,12 @@ t.test('status: ETag and If-None-Match answer 304 until the state changes', asyn
   t.same(Object.keys(first.json()).sort(), ['id', 'state', 'status', 'success', 'updated_at'])
   const etag = first.headers.etag as string
   t.ok(etag, 'has an ETag')
-  const again = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: { ...bearer(admin.token), 'if-none-match': etag } })
+  let again: Awaited<ReturnType<typeof app.inject>> | undefined
+  const statements = await statementsDuring(app, async () => {
+    again = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: { ...bearer(admin.token), 'if-none-match': etag } })
+  })
+  t.same(statements, ['session:instances-status'], 'one statement, the token check included')
+  if (again === undefined) throw new Error('no answer')
   t.equal(again.statusCode, 304)
   t.equal(again.body, '')
   await app.sql({ text: "UPDATE instances SET state = 'running', updated_at = now() + interval '1 second' WHERE id = $1", values: [id] })
