@@ -31,6 +31,8 @@ export const EnvSchema = Type.Object({
   ),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'ERP Portal <no-reply@localhost>' }),
+  MAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Delivery attempts of one e-mail before it is failed for good' }),
+  MAIL_RETRY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30, description: 'First retry delay of a failed e-mail; doubled on each further failure (plus jitter), at most an hour' }),
   INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
   INVITATION_RESEND_LIMIT: Type.Integer({ minimum: 1, default: 3 }),
   SUPPORT_API_TOKEN: Type.Optional(Type.String({ minLength: 32 })),
