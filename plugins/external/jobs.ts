@@ -164,6 +164,9 @@ export default fp(async (fastify) => {
     started = true
     for (const { queue, options, handler } of definitions) {
       await boss.createQueue(queue, options)
+      // createQueue leaves an existing queue as it was: apply today's retry and expiry settings.
+      const { policy: _policy, partition: _partition, ...settings } = options
+      await boss.updateQueue(queue, settings)
       if (!JOB_WORKERS) continue
       const id = await boss.work(queue, {
         includeMetadata: true,
