@@ -1,7 +1,12 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { MikroORM } from '@mikro-orm/postgresql'
+import { createOrmConfig } from '../../../../mikro-orm.config.ts'
 import { MAIL_QUEUE } from '../../../../plugins/app/mail/mail-dispatcher.ts'
-import { build } from '../../../support/build.ts'
+import { createMailSealer } from '../../../../plugins/app/mail/mail-seal.ts'
+import { createMailService } from '../../../../plugins/app/mail/mail.service.ts'
+import { build, TEST_JWT_SECRET } from '../../../support/build.ts'
+import { createTestDatabase } from '../../../support/database.ts'
 import { waitFor } from '../../../support/invitations-flow.ts'
 import { startSmtpServer } from '../../../support/mail-smtp.ts'
 
@@ -75,4 +80,16 @@ t.test('two app instances on one database deliver each message once', async (t) 
   const [counts] = await first.app.sql<{ sent: number }>({ text: "SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent FROM mail_outbox", values: [] })
   t.equal(counts?.sent, 30)
   t.equal((await jobStates(first.app, ids)).filter((j) => j.state === 'completed').length, 30)
+})
+
+t.test('a pending message without a job (written before delivery ran on pg-boss) gets one when a worker starts', async (t) => {
+  const smtp = await startSmtpServer(t)
+  const databaseUrl = await createTestDatabase(t)
+  const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax: 2 }))
+  t.teardown(() => orm.close())
+  const legacy = createMailService({ sealer: createMailSealer(TEST_JWT_SECRET), sendJob: async () => {}, kick: () => {} })
+  await orm.em.fork().transactional((tx) => legacy.enqueue(tx, { tenantId: null, kind: 'test', to: 'old@example.com', subject: 'Old', text: 'From before', html: '<p>old</p>' }))
+
+  await build(t, { databaseUrl, env: { SMTP_URL: smtp.url } })
+  t.same((await smtp.nextMail({ timeoutMs: 15_000 })).to, ['old@example.com'])
 })
