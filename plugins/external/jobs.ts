@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions } from 'pg-boss'
@@ -94,7 +95,7 @@ export default fp(async (fastify) => {
     const start = Date.now()
     for (let pass = 0; pass < passes && !closing.signal.aborted; pass++) {
       const wait = start + pass * intervalSeconds * 1000 - Date.now()
-      if (wait > 0) await new Promise<void>((resolve) => { setTimeout(resolve, wait).unref(); closing.signal.addEventListener('abort', () => resolve(), { once: true }) })
+      if (wait > 0) await sleep(wait, undefined, { signal: closing.signal, ref: false }).catch(() => {}) // cut short on close
       if (closing.signal.aborted) break
       try {
         await run()
