@@ -4,8 +4,8 @@ import type { AuthServerProcess } from './lib/auth-server-process.ts'
 import { provisioningProblems } from './provisioning/config-problems.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
-if (major < 22 || (major === 22 && minor < 17)) {
-  console.error(`Node ${process.versions.node} is too old: this service needs Node 22.17 or newer (24 LTS recommended). ` +
+if (major < 22 || (major === 22 && minor < 19)) {
+  console.error(`Node ${process.versions.node} is too old: this service needs Node 22.19 or newer (24 LTS recommended). ` +
     '`npm install` provides one in node_modules/.bin; run the service with `npm start`.')
   process.exit(1)
 }

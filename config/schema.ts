@@ -87,6 +87,8 @@ export const ENV_SECTIONS = {
       pattern: '^[^<>]*<[^<>@\\s]+@[^<>@\\s]+>$|^[^<>@\\s]+@[^<>@\\s]+$', allowed: 'an e-mail address, optionally as `Name <address>`',
       default: 'ERP Portal <no-reply@localhost>', description: 'Sender of every message; its name is the product name in mails.', examples: ['ERP Portal <no-reply@example.com>']
     }),
+    MAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Delivery attempts of one e-mail before it is failed for good.' }),
+    MAIL_RETRY_SECONDS: seconds(1, 3600, 30, 'First retry delay of a failed e-mail; doubled on each further failure (plus jitter), at most an hour.'),
     INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'How long an invitation can be accepted.' }),
     INVITATION_RESEND_LIMIT: atLeastOne(3, 'Resends per invitation per hour.')
   },

@@ -1,9 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions } from 'pg-boss'
 import type pg from 'pg'
+import { cadenceOf } from '../../lib/cadence.ts'
 
-export type JobHandler<T> = (job: JobWithMetadata<T>) => Promise<void>
+/** Settles the job by returning (its value is the job's output) and asks for a retry by throwing. */
+export type JobHandler<T> = (job: JobWithMetadata<T>) => Promise<unknown>
+
+/** What `drain` did with one job. */
+export type DrainedJob = { id: string, result: unknown } | { id: string, error: unknown }
+
+export interface Periodic<T> {
+  /** One pass now in this process, beside the scheduled ones (passes must tolerate that). */
+  runNow: () => Promise<T>
+}
 
 export interface Jobs {
   /**
@@ -14,6 +25,18 @@ export interface Jobs {
   send: (tx: EntityManager, queue: string, data: object, options?: SendOptions) => Promise<string | null>
   /** Creates the queue (idempotent) when the app is ready and, when this process runs workers (JOB_WORKERS), works it. */
   define: <T>(queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<T>) => Promise<void>
+  /**
+   * A task every `intervalSeconds` across all replicas: a pg-boss `schedule` on a `singleton`
+   * queue (see lib/cadence.ts for intervals under a minute), worked by replicas with JOB_WORKERS.
+   * A failing pass is logged and the next one runs as usual.
+   */
+  every: <T>(queue: string, intervalSeconds: number, run: () => Promise<T>) => Periodic<T>
+  /**
+   * Runs every job of `queue` that is due now, in this process, with the queue's handler, and
+   * settles each as the worker would (a throw is a failed attempt, retried with the queue's
+   * backoff). Safe beside the workers: each job is fetched by one of them only.
+   */
+  drain: (queue: string) => Promise<DrainedJob[]>
   /** Wakes this process's worker of a queue now instead of at its next poll (after a commit). */
   wake: (queue: string) => void
   /** Stops working (waiting a while for jobs in flight) and sending; once, however often called. */
@@ -30,14 +53,19 @@ declare module 'fastify' {
 }
 
 /** pg-boss on the ORM's own pool: its tables live in the `pgboss` schema of the service's database. */
-export function createBoss (pool: pg.Pool, options: { supervise: boolean, superviseIntervalSeconds: number }): PgBoss {
+export function createBoss (pool: pg.Pool, options: { supervise: boolean, superviseIntervalSeconds: number, schedule?: boolean }): PgBoss {
   return new PgBoss({
     db: { executeSql: async (text, values) => pool.query(text, values as unknown[]) },
     supervise: options.supervise,
     // Both passes: supervision (maintenance) and monitoring (expired and silent jobs are retried).
     superviseIntervalSeconds: options.superviseIntervalSeconds,
     monitorIntervalSeconds: options.superviseIntervalSeconds,
-    schedule: false
+    // Schedules turn into jobs on worker replicas; one replica per pass claims the turn, and each
+    // occurrence is one job whichever replica sends it. Passes every 10 s (not 30) and forwarding
+    // every 2 s keep a minute's job within about 12 s of the minute.
+    schedule: options.schedule ?? false,
+    cronMonitorIntervalSeconds: 10,
+    cronWorkerIntervalSeconds: 2
   })
 }
 
@@ -49,15 +77,34 @@ export function createBoss (pool: pg.Pool, options: { supervise: boolean, superv
 export default fp(async (fastify) => {
   const { JOB_WORKERS, JOB_SUPERVISE_SECONDS } = fastify.config
   const pool = await fastify.orm.em.getConnection().getNativeClient() as pg.Pool
-  const boss = createBoss(pool, { supervise: JOB_WORKERS, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS })
+  const boss = createBoss(pool, { supervise: JOB_WORKERS, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS, schedule: JOB_WORKERS })
   boss.on('error', (error) => { fastify.log.error({ err: error }, 'Job queue error') })
 
   // Queues are created and worked once the whole app is ready: an app that
   // fails to start leaves no timers or workers behind.
   const definitions: Array<{ queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<never> }> = []
+  const periodics: Array<{ queue: string, intervalSeconds: number, run: () => Promise<unknown> }> = []
   const workerIds = new Map<string, string>()
+  const closing = new AbortController()
   let started = false
   let stopping: Promise<void> | undefined
+
+  /** The passes of one periodic job, `intervalSeconds` apart, until done or closing. */
+  async function paced (queue: string, intervalSeconds: number, run: () => Promise<unknown>): Promise<void> {
+    const { passes } = cadenceOf(intervalSeconds)
+    const start = Date.now()
+    for (let pass = 0; pass < passes && !closing.signal.aborted; pass++) {
+      const wait = start + pass * intervalSeconds * 1000 - Date.now()
+      if (wait > 0) await sleep(wait, undefined, { signal: closing.signal, ref: false }).catch(() => {}) // cut short on close
+      if (closing.signal.aborted) break
+      try {
+        await run()
+      } catch (error) {
+        if (!closing.signal.aborted) fastify.log.warn({ err: error, queue }, 'Periodic job pass failed; the next one runs as usual')
+      }
+    }
+  }
+
   const jobs: Jobs = {
     boss,
     working: JOB_WORKERS,
@@ -68,10 +115,43 @@ export default fp(async (fastify) => {
     define: async (queue, options, handler) => {
       definitions.push({ queue, options, handler: handler as JobHandler<never> })
     },
+    every: (queue, intervalSeconds, run) => {
+      cadenceOf(intervalSeconds) // an invalid interval fails here, not at the first run
+      periodics.push({ queue, intervalSeconds, run })
+      definitions.push({
+        queue,
+        // One job active at a time across replicas; a missed run is not retried (the next one comes).
+        options: { policy: 'singleton', retryLimit: 0, heartbeatSeconds: fastify.config.JOB_HEARTBEAT_SECONDS, expireInSeconds: 900 },
+        handler: async () => { await paced(queue, intervalSeconds, run) }
+      })
+      return { runNow: run }
+    },
+    drain: async (queue) => {
+      const handler = definitions.find((d) => d.queue === queue)?.handler
+      if (handler === undefined) throw new Error(`No handler for queue ${queue}`)
+      const done: DrainedJob[] = []
+      for (;;) {
+        const batch = await boss.fetch<never>(queue, { batchSize: 10, includeMetadata: true })
+        if (batch.length === 0) return done
+        for (const job of batch) {
+          const attempt = { id: job.id, retryCount: job.retryCount }
+          try {
+            const result = await handler(job)
+            await boss.complete(queue, attempt, result === undefined ? null : { result })
+            done.push({ id: job.id, result })
+          } catch (error) {
+            await boss.fail(queue, attempt, { message: error instanceof Error ? error.message : String(error) })
+            done.push({ id: job.id, error })
+          }
+        }
+      }
+    },
     // Waits a while for jobs in flight; one still running after that keeps its
-    // claim and is retried once its heartbeat goes silent.
+    // claim and is retried once its heartbeat goes silent. Periodic jobs end
+    // at once (their next run comes with the schedule).
     stop: async () => {
       if (!started) return
+      closing.abort()
       stopping ??= boss.stop({ graceful: true, timeout: 10_000, close: false })
       await stopping
     },
@@ -85,6 +165,9 @@ export default fp(async (fastify) => {
     started = true
     for (const { queue, options, handler } of definitions) {
       await boss.createQueue(queue, options)
+      // createQueue leaves an existing queue as it was: apply today's retry and expiry settings.
+      const { policy: _policy, partition: _partition, ...settings } = options
+      await boss.updateQueue(queue, settings)
       if (!JOB_WORKERS) continue
       const id = await boss.work(queue, {
         includeMetadata: true,
@@ -92,6 +175,9 @@ export default fp(async (fastify) => {
         pollingIntervalSeconds: 1
       }, async ([job]) => { await handler(job as JobWithMetadata<never>) })
       workerIds.set(queue, id)
+    }
+    if (JOB_WORKERS) {
+      for (const { queue, intervalSeconds } of periodics) await boss.schedule(queue, cadenceOf(intervalSeconds).cron, null, { tz: 'UTC' })
     }
   })
   fastify.decorate('jobs', jobs)

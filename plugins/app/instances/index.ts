@@ -3,14 +3,14 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
 import { createBackendRegistry } from './backend-registry.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
-import { createInstanceReconciler, type ReconcileResult } from './instance-reconciler.ts'
+import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
 import { createInstancesService, INSTANCE_QUEUE, type InstancesService } from './instances.service.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     instances: InstancesService & {
-      /** One reconciliation round now, as the background loop does. */
+      /** One reconciliation round now, as the scheduled one does. */
       reconcileNow: () => Promise<ReconcileResult>
     }
   }
@@ -60,9 +60,9 @@ export default fp(async (fastify) => {
     sql: fastify.sql,
     backends,
     transitions,
-    intervalMs: config.RECONCILE_SECONDS * 1000,
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
+  const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)
 
   await fastify.jobs.define(INSTANCE_QUEUE, {
     retryLimit: config.INSTANCE_JOB_RETRIES,
@@ -72,11 +72,9 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + 600
   }, runJob)
-  fastify.decorate('instances', { ...service, reconcileNow: reconciler.reconcileNow })
-  fastify.addHook('onReady', async () => { if (fastify.jobs.working) reconciler.start() })
+  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow })
   fastify.addHook('onClose', async () => {
-    await fastify.jobs.stop() // before the backends close under jobs in flight
-    await reconciler.stop()
+    await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
     await backends.close()
     await provisioning.close()
   })

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import type { SystemActor } from '../../../lib/actor.ts'
-import { createPeriodicJob } from '../../../lib/periodic-job.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { Observation } from '../../../provisioning/backend.ts'
@@ -42,15 +41,15 @@ WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
  * Compares every instance in a steady state with its backend (one list call per
  * backend, per tenant namespace on Kubernetes) and corrects drift: a container
  * killed behind our back becomes `stopped` or `error`. Runs every
- * RECONCILE_SECONDS on each worker replica; corrections are conditional on the
- * recorded state, so replicas (and jobs) racing it change nothing twice.
+ * RECONCILE_SECONDS on one worker replica at a time (a pg-boss schedule);
+ * corrections are conditional on the recorded state, so a run now beside it
+ * (and instance jobs racing it) change nothing twice.
  */
-export function createInstanceReconciler ({ em, sql, backends, transitions, intervalMs, log }: {
+export function createInstanceReconciler ({ em, sql, backends, transitions, log }: {
   em: EntityManager
   sql: Sql
   backends: BackendRegistry
   transitions: InstanceTransitions
-  intervalMs: number
   log: FastifyBaseLogger
 }) {
   async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
@@ -95,8 +94,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, inte
     return result
   }
 
-  const job = createPeriodicJob({ name: 'Instance reconciliation', intervalMs, run: reconcile, log })
-  return { reconcileNow: job.runNow, kick: job.kick, start: job.start, stop: job.stop }
+  return { reconcile }
 }
 
 export type InstanceReconciler = ReturnType<typeof createInstanceReconciler>

@@ -47,7 +47,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
   async function queueMail (tx: EntityManager, actor: Actor, invitation: Invitation, token: string): Promise<void> {
     const company = (await tx.findOneOrFail(Tenant, actor.tenantId)).name
     await mail.discardPending(tx, { tenantId: actor.tenantId, kind: MAIL_KIND, recipient: invitation.email })
-    mail.enqueue(tx, {
+    await mail.enqueue(tx, {
       tenantId: actor.tenantId,
       kind: MAIL_KIND,
       to: invitation.email,

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createMailDispatcher, type DispatcherTuning, type PassResult } from './mail-dispatcher.ts'
+import { createMailDispatcher, MAIL_QUEUE, mailQueueOptions, passResult, type DeliveryJob, type PassResult } from './mail-dispatcher.ts'
 import { createMailSealer } from './mail-seal.ts'
 import { createMailService, type MailService } from './mail.service.ts'
 import { createMailTransport } from './mail-transport.ts'
@@ -9,24 +9,22 @@ declare module 'fastify' {
     mail: MailService & {
       /** `smtp` (SMTP_URL) or `file` (.eml files under DATA_DIR/mail). */
       transport: 'smtp' | 'file'
-      /** Delivers every due message now and reports what happened. */
+      /**
+       * Delivers every due message now (`next_attempt_at` passed, whatever pg-boss's jitter says)
+       * in this process, and reports what happened.
+       */
       dispatchNow: () => Promise<PassResult>
     }
   }
 }
 
-export interface MailPluginOptions {
-  /** Dispatcher timings (tests make them short). */
-  mail?: Partial<DispatcherTuning>
-}
-
 /**
  * Outgoing e-mail through a durable outbox (see mail-outbox.entity.ts): a
- * service enqueues in its own transaction, a dispatcher delivers with retries.
- * The dispatcher polls in the background without keeping the process alive and
- * stops when the app closes.
+ * service enqueues the row and its pg-boss job in its own transaction; the
+ * `mail-delivery` queue's workers deliver, and pg-boss retries failed attempts
+ * with exponential backoff.
  */
-export default fp<MailPluginOptions>(async (fastify, options) => {
+export default fp(async (fastify) => {
   const { config } = fastify
   if (config.JWT_SECRET === undefined) throw new Error('JWT_SECRET must be resolved before the app is built')
   const log = fastify.log.child({ component: 'mail' })
@@ -38,20 +36,41 @@ export default fp<MailPluginOptions>(async (fastify, options) => {
     sealer,
     log,
     secrets: smtpSecrets(config.SMTP_URL),
-    tuning: options.mail ?? {}
+    tuning: { maxAttempts: config.MAIL_MAX_ATTEMPTS, retryBaseMs: config.MAIL_RETRY_SECONDS * 1000 }
   })
-  const service = createMailService({ sealer, kick: dispatcher.kick })
+  const { jobs } = fastify
+  await jobs.define<DeliveryJob['data']>(MAIL_QUEUE, mailQueueOptions(dispatcher.tuning, config.JOB_HEARTBEAT_SECONDS), dispatcher.deliver)
+  const service = createMailService({
+    sealer,
+    sendJob: (tx, id) => jobs.send(tx, MAIL_QUEUE, { id }, { id }),
+    kick: () => { jobs.wake(MAIL_QUEUE) }
+  })
 
-  fastify.decorate('mail', { ...service, transport: transport.kind, dispatchNow: dispatcher.dispatchNow })
+  async function dispatchNow (): Promise<PassResult> {
+    const due = await fastify.sql<{ id: string }>({ text: DUE, values: [] })
+    for (const { id } of due) await jobs.boss.update(MAIL_QUEUE, undefined, { id, startAfter: new Date() })
+    return passResult(await jobs.drain(MAIL_QUEUE))
+  }
+
+  fastify.decorate('mail', { ...service, transport: transport.kind, dispatchNow })
+  // Rows written before delivery moved onto pg-boss have no job yet: give them one (the job id is
+  // the row id, so a row that has one keeps it).
   fastify.addHook('onReady', async () => {
-    dispatcher.start()
-    dispatcher.kick() // messages left over from before a restart
+    if (!jobs.working) return
+    const orphans = await fastify.sql<{ id: string }>({ text: ORPHANS, values: [MAIL_QUEUE] })
+    for (const { id } of orphans) await jobs.boss.send(MAIL_QUEUE, { id }, { id })
   })
   fastify.addHook('onClose', async () => {
-    await dispatcher.stop()
+    await jobs.stop() // before the transport closes under a send in flight
     transport.close()
   })
-}, { name: 'mail', dependencies: ['env', 'orm'] })
+}, { name: 'mail', dependencies: ['env', 'orm', 'jobs'] })
+
+const DUE = `SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`
+
+const ORPHANS = `
+SELECT m.id FROM mail_outbox m
+WHERE m.status = 'pending' AND NOT EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = $1 AND j.id = m.id)`
 
 /** The SMTP password (and user), as written in SMTP_URL, so that errors never echo them. */
 function smtpSecrets (smtpUrl: string | undefined): string[] {

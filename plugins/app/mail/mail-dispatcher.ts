@@ -1,29 +1,27 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { createPeriodicJob } from '../../../lib/periodic-job.ts'
+import type { Queue } from 'pg-boss'
 import type { Sql } from '../../../lib/sql.ts'
 import type { MailSealer } from './mail-seal.ts'
 import type { MailTransport } from './mail-transport.ts'
 
+/** The pg-boss queue of outgoing mail: one job per outbox row, with the row's id as the job's id. */
+export const MAIL_QUEUE = 'mail-delivery'
+
 export interface DispatcherTuning {
-  /** First retry delay; doubled on every further failure. */
+  /** First retry delay (whole seconds for pg-boss); doubled on every further failure, plus jitter. */
   retryBaseMs: number
   retryCapMs: number
-  /** How often due messages are looked for, besides the kick after each enqueue. */
-  pollIntervalMs: number
   /** After this many failed attempts a message is `failed` for good. */
   maxAttempts: number
-  /** How long a claimed message stays invisible to other replicas. */
+  /** How long an attempt may take before the job is retried elsewhere; the row is leased as long. */
   leaseMs: number
-  batchSize: number
 }
 
 export const DEFAULT_TUNING: DispatcherTuning = {
   retryBaseMs: 30_000,
   retryCapMs: 3_600_000,
-  pollIntervalMs: 15_000,
   maxAttempts: 10,
-  leaseMs: 300_000,
-  batchSize: 20
+  leaseMs: 300_000
 }
 
 export interface DispatcherDeps {
@@ -36,36 +34,33 @@ export interface DispatcherDeps {
   tuning?: Partial<DispatcherTuning>
 }
 
+/** What one delivery job did: `gone` when the row was sent, failed or discarded meanwhile. */
+export type DeliveryOutcome = 'sent' | 'failed' | 'gone'
+
 export interface PassResult { sent: number, retried: number, failed: number }
+
+/** The part of a pg-boss job delivery reads. */
+export interface DeliveryJob { data: { id: string }, retryCount: number, retryLimit: number }
 
 interface ClaimedRow { id: string, recipient: string, subject: string, sealed_body: string | null, attempts: number }
 
 /**
- * Claims due messages for this replica: SKIP LOCKED so that replicas never
- * wait on (or take) each other's rows, plus a lease so a replica that dies
- * mid-send hands its messages back. An attempt counts from the claim on, so
- * a message that crashes its sender still runs out of attempts.
+ * Takes the row for this attempt: counted from the claim on, so a message that crashes its sender
+ * still runs out of attempts, and leased, so `discardPending` leaves a message being sent alone
+ * (and a job retried after its worker went silent waits for the lease).
  */
 const CLAIM = `
-WITH due AS (
-  SELECT id FROM mail_outbox
-  WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-  ORDER BY next_attempt_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED)
-UPDATE mail_outbox m SET locked_until = now() + $1 * interval '1 millisecond', attempts = m.attempts + 1, updated_at = now()
-FROM due WHERE m.id = due.id
-RETURNING m.id, m.recipient, m.subject, m.sealed_body, m.attempts`
+UPDATE mail_outbox SET locked_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1, updated_at = now()
+WHERE id = $1 AND status = 'pending' AND (locked_until IS NULL OR locked_until < now())
+RETURNING id, recipient, subject, sealed_body, attempts`
+
+const STATUS = 'SELECT status FROM mail_outbox WHERE id = $1'
 
 const MARK_SENT = `
 UPDATE mail_outbox SET status = 'sent', sent_at = now(), sealed_body = NULL, locked_until = NULL, last_error = NULL, updated_at = now()
 WHERE id = $1 AND status = 'pending'`
 
-const RELEASE = `
-UPDATE mail_outbox SET locked_until = NULL, attempts = attempts - 1, updated_at = now()
-WHERE id = ANY($1::uuid[]) AND status = 'pending'`
-
-/** Fenced on `attempts`: a replica whose lease ran out does not overwrite a newer attempt. */
+/** `next_attempt_at` is the earliest retry: pg-boss waits that long plus up to as much again (jitter). */
 const MARK_FAILED = `
 UPDATE mail_outbox SET
   last_error = $3, locked_until = NULL, updated_at = now(),
@@ -74,13 +69,30 @@ UPDATE mail_outbox SET
   sealed_body = CASE WHEN $5 THEN NULL ELSE sealed_body END
 WHERE id = $1 AND attempts = $2 AND status = 'pending'`
 
+/** The shortest wait before attempt `attempts + 1` (pg-boss: base * 2^(n-1), up to twice that with jitter). */
 export function backoffMs (attempts: number, tuning: Pick<DispatcherTuning, 'retryBaseMs' | 'retryCapMs'>): number {
   return Math.min(tuning.retryCapMs, tuning.retryBaseMs * 2 ** Math.max(0, attempts - 1))
 }
 
+/** The queue's retry policy: pg-boss retries a thrown attempt with exponential backoff. */
+export function mailQueueOptions (tuning: DispatcherTuning, heartbeatSeconds: number): Omit<Queue, 'name'> {
+  return {
+    retryLimit: Math.max(0, tuning.maxAttempts - 1),
+    retryDelay: Math.max(1, Math.round(tuning.retryBaseMs / 1000)),
+    retryBackoff: true,
+    retryDelayMax: Math.max(1, Math.round(tuning.retryCapMs / 1000)),
+    expireInSeconds: Math.max(1, Math.ceil(tuning.leaseMs / 1000)),
+    heartbeatSeconds
+  }
+}
+
+/**
+ * Delivers one outbox message per job. A failed attempt is recorded on the row and thrown, so
+ * pg-boss retries it with backoff; the last one (or a body that can never open) marks the row
+ * `failed` and ends the job.
+ */
 export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [], tuning: overrides = {} }: DispatcherDeps) {
   const tuning = { ...DEFAULT_TUNING, ...overrides }
-  const job = createPeriodicJob({ name: 'Mail dispatcher pass', intervalMs: tuning.pollIntervalMs, run: pass, log })
 
   function describe (error: unknown): string {
     let message = error instanceof Error ? error.message : String(error)
@@ -88,7 +100,14 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
     return message.replace(/token=[\w-]+/g, 'token=***').slice(0, 1000)
   }
 
-  async function deliver (row: ClaimedRow, totals: PassResult): Promise<void> {
+  async function deliver (job: DeliveryJob): Promise<DeliveryOutcome> {
+    const { id } = job.data
+    const [row] = await sql<ClaimedRow>({ text: CLAIM, values: [id, tuning.leaseMs] })
+    if (row === undefined) {
+      const [current] = await sql<{ status: string }>({ text: STATUS, values: [id] })
+      if (current?.status !== 'pending') return 'gone'
+      throw new Error('The message is being sent by another worker')
+    }
     let permanent = false
     try {
       if (row.sealed_body === null) throw new Error('Message body is missing')
@@ -101,51 +120,34 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
       }
       await transport.send({ id: row.id, to: row.recipient, subject: row.subject, ...body })
     } catch (error) {
-      const last = permanent || row.attempts >= tuning.maxAttempts
+      const last = permanent || row.attempts >= tuning.maxAttempts || job.retryCount >= job.retryLimit
       const delay = backoffMs(row.attempts, tuning)
       const reason = describe(error)
       await sql({ text: MARK_FAILED, values: [row.id, row.attempts, reason, delay, last] })
       const context = { mail_id: row.id, attempts: row.attempts, error: reason }
       if (last) {
-        totals.failed++
         log.error(context, 'E-mail could not be delivered; giving up')
-      } else {
-        totals.retried++
-        log.warn({ ...context, retry_in_ms: delay }, 'E-mail delivery failed; will retry')
+        return 'failed'
       }
-      return
+      log.warn({ ...context, retry_in_ms: delay }, 'E-mail delivery failed; will retry')
+      throw new Error(reason)
     }
     await sql({ text: MARK_SENT, values: [row.id] })
-    totals.sent++
+    return 'sent'
   }
 
-  async function pass (): Promise<PassResult> {
-    const totals: PassResult = { sent: 0, retried: 0, failed: 0 }
-    while (!job.stopped) {
-      const rows = await sql<ClaimedRow>({ text: CLAIM, values: [tuning.leaseMs, tuning.batchSize] })
-      for (const [index, row] of rows.entries()) {
-        if (job.stopped) {
-          // Closing: hand the rest back now rather than when their lease runs out.
-          await sql({ text: RELEASE, values: [rows.slice(index).map((r) => r.id)] })
-          break
-        }
-        await deliver(row, totals)
-      }
-      if (rows.length < tuning.batchSize) break
-    }
-    return totals
-  }
+  return { tuning, deliver }
+}
 
-  return {
-    tuning,
-    /** Looks for due messages soon; call it after the commit that enqueued one. */
-    kick: job.kick,
-    /** One awaited pass, for jobs and tests; safe beside the background loop (SKIP LOCKED). */
-    dispatchNow: job.runNow,
-    start: job.start,
-    /** Stops polling and waits for the messages in flight. */
-    stop: job.stop
+/** Totals of a drain of the mail queue: a thrown attempt is one to be retried. */
+export function passResult (outcomes: Array<{ result: unknown } | { error: unknown }>): PassResult {
+  const totals: PassResult = { sent: 0, retried: 0, failed: 0 }
+  for (const outcome of outcomes) {
+    if ('error' in outcome) totals.retried++
+    else if (outcome.result === 'sent') totals.sent++
+    else if (outcome.result === 'failed') totals.failed++
   }
+  return totals
 }
 
 export type MailDispatcher = ReturnType<typeof createMailDispatcher>

@@ -5,7 +5,8 @@ export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const
 
 /**
  * Durable outgoing mail. A message is stored in the same transaction as the
- * change that causes it, then delivered with retries by the dispatcher.
+ * change that causes it, together with its pg-boss job (`mail-delivery`), and
+ * delivered by that job, which pg-boss retries with backoff.
  * The body can carry a secret (an invitation link), so it is stored encrypted
  * and erased once sent. Not tenant-scoped: delivery is a system job.
  */

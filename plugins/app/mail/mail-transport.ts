@@ -23,7 +23,7 @@ export interface MailTransportOptions {
   log: FastifyBaseLogger
 }
 
-/** Shorter than the dispatcher's lease, so a hung server cannot make two replicas send one message. */
+/** Shorter than a delivery attempt's lease (the job's expiry), so a hung server cannot make two replicas send one message. */
 const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 }
 
 /**

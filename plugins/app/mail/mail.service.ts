@@ -14,23 +14,28 @@ export interface MailToSend extends MailBody {
 
 export interface MailServiceDeps {
   sealer: MailSealer
-  /** Asks the dispatcher to look for due messages; called after the enqueuing commit. */
+  /** Queues the delivery job of outbox row `id` inside `tx` (pg-boss, on the same connection). */
+  sendJob: (tx: EntityManager, id: string) => Promise<unknown>
+  /** Wakes this process's mail worker; called after the enqueuing commit. */
   kick: () => void
 }
 
 /** Header values never carry line breaks; long ones are cut to the column size. */
 const oneLine = (value: string, max: number) => value.replace(/[\r\n\t]+/g, ' ').trim().slice(0, max)
 
-export function createMailService ({ sealer, kick }: MailServiceDeps) {
+export function createMailService ({ sealer, sendJob, kick }: MailServiceDeps) {
   return {
     /**
-     * Adds a message to `em`'s unit of work: call it inside the transaction of
-     * the change that causes it, so the message exists if and only if the change
-     * does. Then call `kick()` once that transaction has committed.
+     * Adds a message to `em`'s unit of work and queues its delivery job on the
+     * same transaction: call it inside the transaction of the change that causes
+     * it, so the message and its job exist if and only if the change does. Then
+     * call `kick()` once that transaction has committed.
      */
-    enqueue (em: EntityManager, mail: MailToSend): MailOutbox {
+    async enqueue (em: EntityManager, mail: MailToSend): Promise<MailOutbox> {
+      if (!em.isInTransaction()) throw new Error('mail.enqueue needs the transaction of the change that causes the message')
       const id = randomUUID()
       const body: MailBody = { text: mail.text, html: mail.html, ...(mail.actionUrl === undefined ? {} : { actionUrl: mail.actionUrl }) }
+      await sendJob(em, id)
       return em.create(MailOutbox, {
         id,
         tenantId: mail.tenantId,

@@ -1,35 +1,28 @@
 import fp from 'fastify-plugin'
 import { createSubscriptionsService, type SubscriptionsService } from './subscriptions.service.ts'
-import { createTrialSweeper, type SweepResult } from './trial-sweeper.ts'
+import { createTrialSweeper, TRIAL_EXPIRY_JOB, type SweepResult } from './trial-sweeper.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     subscriptions: SubscriptionsService & {
-      /** Ends every trial that is due now, as the background sweeper does, and reports how many. */
+      /** Ends every trial that is due now, as the scheduled sweep does, and reports how many. */
       sweepTrialsNow: () => Promise<SweepResult>
     }
   }
 }
 
-export interface SubscriptionsPluginOptions {
-  /** Overrides TRIAL_SWEEP_SECONDS (tests make it short). */
-  trialSweepIntervalMs?: number
-}
-
 /**
- * Subscriptions and their state machine, plus the trial sweeper: a periodic
- * in-process job that ends expired trials, safe with several replicas, which
- * runs while the app is up and stops (waiting for a sweep in progress) on close.
+ * Subscriptions and their state machine, plus the trial sweep: a pg-boss
+ * schedule (`trial-expiry`, every TRIAL_SWEEP_SECONDS) that ends expired
+ * trials, run by one worker replica at a time.
  */
-export default fp<SubscriptionsPluginOptions>(async (fastify, options) => {
+export default fp(async (fastify) => {
   const service = createSubscriptionsService({ activity: fastify.activity })
   const sweeper = createTrialSweeper({
     em: fastify.orm.em,
     subscriptions: service,
-    log: fastify.log.child({ component: 'trial-sweeper' }),
-    intervalMs: options.trialSweepIntervalMs ?? fastify.config.TRIAL_SWEEP_SECONDS * 1000
+    log: fastify.log.child({ component: 'trial-sweeper' })
   })
-  fastify.decorate('subscriptions', { ...service, sweepTrialsNow: sweeper.sweepNow })
-  fastify.addHook('onReady', async () => { sweeper.start() })
-  fastify.addHook('onClose', async () => { await sweeper.stop() })
-}, { name: 'subscriptions', dependencies: ['env', 'orm', 'activity'] })
+  const scheduled = fastify.jobs.every(TRIAL_EXPIRY_JOB, fastify.config.TRIAL_SWEEP_SECONDS, sweeper.sweep)
+  fastify.decorate('subscriptions', { ...service, sweepTrialsNow: scheduled.runNow })
+}, { name: 'subscriptions', dependencies: ['env', 'orm', 'activity', 'jobs'] })

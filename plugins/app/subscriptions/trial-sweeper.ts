@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { createPeriodicJob } from '../../../lib/periodic-job.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
@@ -11,7 +10,6 @@ export interface TrialSweeperDeps {
   em: EntityManager
   subscriptions: Pick<SubscriptionsService, 'expireTrial'>
   log: FastifyBaseLogger
-  intervalMs: number
   batchSize?: number
 }
 
@@ -32,8 +30,8 @@ FOR UPDATE SKIP LOCKED`
 
 export const TRIAL_EXPIRY_JOB = 'trial-expiry'
 
-/** Ends expired trials every `intervalMs`; started with the app, stopped when it closes. */
-export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchSize = 100 }: TrialSweeperDeps) {
+/** Ends expired trials; the subscriptions plugin runs it on the `trial-expiry` schedule. */
+export function createTrialSweeper ({ em, subscriptions, log, batchSize = 100 }: TrialSweeperDeps) {
 
   /** One batch in one transaction: claimed, expired and recorded together, or not at all. */
   async function sweepBatch (): Promise<number> {
@@ -50,9 +48,10 @@ export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchS
     })
   }
 
+  /** Every due trial, batch after batch; safe beside other sweeps (SKIP LOCKED). */
   async function sweep (): Promise<SweepResult> {
     let expired = 0
-    while (!job.stopped) {
+    for (;;) {
       const count = await sweepBatch()
       expired += count
       if (count < batchSize) break
@@ -61,14 +60,7 @@ export function createTrialSweeper ({ em, subscriptions, log, intervalMs, batchS
     return { expired }
   }
 
-  const job = createPeriodicJob({ name: 'Trial sweep', intervalMs, run: sweep, log })
-  return {
-    /** One awaited sweep, for tests and operators; safe beside the timer and other replicas. */
-    sweepNow: job.runNow,
-    start: job.start,
-    /** Stops the timer and waits for a sweep in progress. */
-    stop: job.stop
-  }
+  return { sweep }
 }
 
 export type TrialSweeper = ReturnType<typeof createTrialSweeper>

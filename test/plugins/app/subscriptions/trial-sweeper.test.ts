@@ -1,7 +1,7 @@
 import t from 'tap'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { createTrialSweeper } from '../../../../plugins/app/subscriptions/trial-sweeper.ts'
+import { createTrialSweeper, TRIAL_EXPIRY_JOB } from '../../../../plugins/app/subscriptions/trial-sweeper.ts'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { insertTrialPlan } from '../../../support/billing-fixtures.ts'
@@ -19,22 +19,6 @@ async function dueTrial (app: FastifyInstance, planId: number): Promise<string> 
 
 const statusOf = async (app: FastifyInstance, tenantId: string) =>
   (await app.sql<{ status: string }>({ text: 'SELECT status FROM subscriptions WHERE tenant_id = $1', values: [tenantId] }))[0]?.status
-
-t.test('runs on its interval once started, and not after stop', async (t) => {
-  const { app } = await build(t)
-  const plan = await insertTrialPlan(app)
-  const sweeper = createTrialSweeper({ em: app.orm.em, subscriptions: app.subscriptions, log: recordingLogger(), intervalMs: 20 })
-  t.teardown(() => sweeper.stop())
-  const first = await dueTrial(app, plan.id)
-  sweeper.start()
-  await waitFor(async () => await statusOf(app, first) === 'expired' ? true : undefined, 5000, 'the timer sweep')
-  t.pass('expired by the timer')
-
-  await sweeper.stop()
-  const second = await dueTrial(app, plan.id)
-  await new Promise((resolve) => setTimeout(resolve, 150))
-  t.equal(await statusOf(app, second), 'trialing', 'no sweep after stop')
-})
 
 t.test('a row locked elsewhere is skipped, not waited for, and taken by a later sweep', async (t) => {
   const { app, databaseUrl } = await build(t)
@@ -58,14 +42,20 @@ t.test('batches: every due trial ends in one sweep however many there are', asyn
   const { app } = await build(t)
   const plan = await insertTrialPlan(app)
   const tenants = await Promise.all([1, 2, 3, 4, 5].map(() => dueTrial(app, plan.id)))
-  const sweeper = createTrialSweeper({ em: app.orm.em, subscriptions: app.subscriptions, log: recordingLogger(), intervalMs: 60_000, batchSize: 2 })
-  t.same(await sweeper.sweepNow(), { expired: 5 })
+  const sweeper = createTrialSweeper({ em: app.orm.em, subscriptions: app.subscriptions, log: recordingLogger(), batchSize: 2 })
+  t.same(await sweeper.sweep(), { expired: 5 })
   for (const tenant of tenants) t.equal(await statusOf(app, tenant), 'expired')
 })
 
-t.test('the app starts the sweeper itself, every TRIAL_SWEEP_SECONDS', async (t) => {
+t.test('the app schedules the sweep itself, every TRIAL_SWEEP_SECONDS', async (t) => {
   const { app } = await build(t, { env: { TRIAL_SWEEP_SECONDS: '5' } })
+  t.match(await app.jobs.boss.getSchedules(TRIAL_EXPIRY_JOB), [{ name: TRIAL_EXPIRY_JOB, cron: '* * * * *' }], 'a pg-boss schedule, every minute (5 s passes inside)')
   const tenant = await dueTrial(app, (await insertTrialPlan(app)).id)
-  await waitFor(async () => await statusOf(app, tenant) === 'expired' ? true : undefined, 12_000, 'the app\'s own sweep')
+  await waitFor(async () => await statusOf(app, tenant) === 'expired' ? true : undefined, 20_000, 'the app\'s own sweep')
   t.pass('expired without anyone calling sweepTrialsNow')
+})
+
+t.test('a sweep interval of minutes is a cron in minutes', async (t) => {
+  const { app } = await build(t, { env: { TRIAL_SWEEP_SECONDS: '300' } })
+  t.match(await app.jobs.boss.getSchedules(TRIAL_EXPIRY_JOB), [{ cron: '*/5 * * * *' }])
 })

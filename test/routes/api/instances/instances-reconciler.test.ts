@@ -52,13 +52,13 @@ docker.test('the reconciler notices containers killed or stopped behind our back
   await waitForState(app, admin.token, stopped.id, ['running'])
 })
 
-docker.test('the background loop catches a killed container by itself (RECONCILE_SECONDS=1)', async (t) => {
+docker.test('the scheduled reconciliation catches a removed container by itself (RECONCILE_SECONDS=1)', async (t) => {
   const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { RECONCILE_SECONDS: 1 }) })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
   const instance = await runningInstance(app, admin.token)
   await docker.docker.getContainer(`erp-${instance.subdomain}`).remove({ force: true })
-  const seen = await waitForState(app, admin.token, instance.id, ['error'], 15_000)
+  const seen = await waitForState(app, admin.token, instance.id, ['error'], 30_000)
   t.equal(seen.state, 'error')
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${instance.id}`, headers: bearer(admin.token) })).json().instance
   t.match(detail.status_message, /gone from the backend/)
