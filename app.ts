@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
 import { toErrorBody } from './plugins/app/http/envelope.ts'
+import { recordRoutes } from './lib/route-table.ts'
 
 export interface AppOptions {
   config: AppConfig
@@ -40,6 +41,7 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
       void raw.code(status).header('x-request-id', request.id).send({ success: false, error: body, request_id: request.id })
     }
   }).withTypeProvider<TypeBoxTypeProvider>()
+  recordRoutes(app)
   // First hook of all, so that even a request refused by a later hook carries its id.
   app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id) })
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()))
