@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
 import { sendError, toErrorBody } from './plugins/app/http/envelope.ts'
-import mcp from './mcp/index.ts'
+import { recordRoutes } from './lib/route-table.ts'
 
 export interface AppOptions {
   config: AppConfig
@@ -40,6 +40,7 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
       void sendError((reply as unknown as FastifyReply).header('x-request-id', request.id), status, body)
     }
   }).withTypeProvider<TypeBoxTypeProvider>()
+  recordRoutes(app)
   // First hook of all, so that even a request refused by a later hook carries its id.
   app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id) })
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()))
@@ -49,7 +50,8 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
   const options = { config, orm }
   await app.register(autoload, { dir: here('./plugins/external'), options, ignorePattern: NOT_PLUGINS })
   await app.register(autoload, { dir: here('./plugins/app'), options, ignorePattern: NOT_PLUGINS, maxDepth: 1 })
-  await app.register(autoload, { dir: here('./routes'), options, ignorePattern: NOT_PLUGINS, dirNameRoutePrefix: false })
-  await app.register(mcp)
+  // The folder is the URL prefix: routes/api/instances/index.ts serves /api/instances/..., and each
+  // route declares its path relative to its folder (test/routes/placement.test.ts holds every route to it).
+  await app.register(autoload, { dir: here('./routes'), options, ignorePattern: NOT_PLUGINS })
   return app
 }

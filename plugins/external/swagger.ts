@@ -6,7 +6,7 @@ import { authModeOf, takesPortalToken } from '../../lib/route-auth.ts'
 
 /**
  * OpenAPI 3.1 generated from the routes' TypeBox schemas, served at
- * /api/openapi.json, with Swagger UI at /docs. Routes that need a portal
+ * /api/openapi.json (routes/api/openapi.ts), with Swagger UI at /docs. Routes that need a portal
  * token get the bearer security requirement automatically.
  */
 export default fp(async (fastify) => {
@@ -47,11 +47,6 @@ export default fp(async (fastify) => {
       return { schema: { ...schema, security } as typeof schema, url }
     }
   })
-
-  fastify.get('/api/openapi.json', {
-    config: { auth: 'none' },
-    schema: { hide: true }
-  }, async () => fastify.swagger())
 
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',

@@ -19,12 +19,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }
   fastify.addHook('preClose', async () => { closing = true })
 
-  fastify.get('/health/live', {
-    schema: { tags: ['health'], summary: 'Liveness probe', response: responses({ 200: HealthResponse }) }
+  fastify.get('/live', {
+    schema: { tags: ['health'], operationId: 'getLiveness', summary: 'Liveness probe', response: responses({ 200: HealthResponse }) }
   }, async () => ({ success: true as const, status: 'live' }))
 
-  fastify.get('/health/ready', {
-    schema: { tags: ['health'], summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
+  fastify.get('/ready', {
+    schema: { tags: ['health'], operationId: 'getReadiness', summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
   }, async (_request, reply) => {
     const database = closing ? false : await databaseAnswers()
     if (!database) {

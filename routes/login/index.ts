@@ -67,9 +67,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     })
   }
 
-  fastify.get('/login', {
+  fastify.get('', {
     schema: {
       tags: ['oauth'],
+      operationId: 'showLoginPage',
       summary: 'Built-in login page',
       description: 'Server-rendered sign-in form (Email, Password, Sign in). The auth server sends people here with `?oauth_transaction=…` when an agent asks for access.',
       querystring: LoginPageQuery,
@@ -77,11 +78,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => sendForm(reply, 200, { transaction: request.query.oauth_transaction }))
 
-  fastify.post('/login', {
+  fastify.post('', {
     onRequest: limits.perIp,
     preValidation: limits.perAccount,
     schema: {
       tags: ['oauth'],
+      operationId: 'submitLoginPage',
       summary: 'Sign in from the built-in login page',
       description: 'Form post of the login page (CSRF-protected: 403 without the page\'s hidden field and cookie). Wrong credentials show the form again ' +
         'with an error. With `oauth_transaction`, success answers 303 to `{BASE_URL}/oauth/handoff?oauth_transaction=…&handoff_code=…`. ' +

@@ -28,7 +28,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /api/demo/plan': { access: 'public' },
   'GET /api/users/invitation/:token': { access: 'public' },
   'POST /api/users/invitation/accept': { access: 'public' },
-  // The authorization server's endpoints, forwarded to auth-server/ (test/routes/authorization-server).
+  // The authorization server's endpoints, forwarded to auth-server/ (test/routes/oauth/proxy.test.ts).
   'GET /.well-known/oauth-authorization-server': { access: 'public' },
   'OPTIONS /.well-known/oauth-authorization-server': { access: 'public' },
   'GET /.well-known/openid-configuration': { access: 'public' },

@@ -37,6 +37,34 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
   }
 })
 
+/** The verbs an operationId may start with; a new verb is welcome when none of these says it. */
+const VERBS = new Set([
+  'accept', 'cancel', 'close', 'confirm', 'consume', 'create', 'deactivate', 'delete', 'end', 'exchange', 'finish', 'get',
+  'invite', 'list', 'log', 'mint', 'open', 'pay', 'post', 'preflight', 'preview', 'receive', 'recommend', 'register',
+  'reply', 'resend', 'restart', 'resume', 'revoke', 'select', 'set', 'show', 'sign', 'start', 'stop', 'submit', 'subscribe', 'update'
+])
+const OPERATION_ID = /^([a-z]+)(?:[A-Z][a-z0-9]*)+$/
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+
+t.test('every operation has a unique camelCase verbNoun operationId (what generated clients name their calls)', async (t) => {
+  const { app } = await build(t)
+  const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string }>> }
+  const owners = new Map<string, string>()
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method)) continue
+      const label = `${method.toUpperCase()} ${path}`
+      const id = operation.operationId ?? ''
+      const verb = OPERATION_ID.exec(id)?.[1]
+      t.ok(verb !== undefined && VERBS.has(verb), `${label}: operationId ${JSON.stringify(operation.operationId)} is camelCase verbNoun`)
+      t.equal(owners.get(id), undefined, `${label}: operationId ${id} is unique`)
+      owners.set(id, label)
+    }
+  }
+  t.ok(owners.size >= 70, `${owners.size} operations`)
+  t.equal(owners.get('getInstance'), 'GET /api/instances/{id}')
+})
+
 t.test('a route without response schemas is caught', async (t) => {
   const { app } = await build(t, {
     routes: (app) => { app.get('/api/test/undocumented', async () => ({ ok: true })) }

@@ -1,24 +1,10 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, RouteOptions } from 'fastify'
+import type { FastifyError } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
 import { findNonFiniteNumber, findNulCharacter, InvalidCharacter, sendError, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
 
 const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
-
-export interface RegisteredRoute {
-  method: RouteOptions['method']
-  url: string
-  schema: RouteOptions['schema']
-  config: RouteOptions['config']
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every route registered after this plugin: what the OpenAPI completeness test walks. */
-    routeTable: RegisteredRoute[]
-  }
-}
 
 /**
  * The one response shape for errors, the 404/405 distinction for unmatched
@@ -26,12 +12,7 @@ declare module 'fastify' {
  */
 export default fp(async (fastify) => {
   const methodRouter = createMethodRouter()
-  const routeTable: RegisteredRoute[] = []
-  fastify.decorate('routeTable', routeTable)
-  fastify.addHook('onRoute', (route) => {
-    methodRouter.add(route.method, route.url)
-    routeTable.push({ method: route.method, url: route.url, schema: route.schema, config: route.config })
-  })
+  fastify.addHook('onRoute', (route) => { methodRouter.add(route.method, route.url) })
 
   fastify.addHook('preValidation', async (request) => {
     // The MCP endpoint answers bad input itself, as JSON-RPC errors or tool errors (mcp/tool-registry.ts).

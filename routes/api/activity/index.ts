@@ -3,10 +3,11 @@ import { ActivityListResponse, ActivityQuery } from '../../../schemas/activity.t
 import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/activity', {
+  fastify.get('', {
     config: { auth: 'portal-inline' },
     schema: {
       tags: ['activity'],
+      operationId: 'listActivity',
       summary: 'Activity feed',
       description: 'Every change in the company, from people, agents and background jobs; newest first, cursor-paginated.',
       querystring: ActivityQuery,

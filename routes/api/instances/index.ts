@@ -12,18 +12,20 @@ const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
 }
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/instances', {
+  fastify.get('', {
     schema: {
       tags: ['instances'],
+      operationId: 'listInstances',
       summary: 'The company\'s instances',
       description: 'Every instance but deleted ones, newest first. For details (resources, database) ask for one instance.',
       response: responses({ 200: InstanceListResponse }, AUTHENTICATED)
     }
   }, async (request) => ({ success: true as const, instances: await fastify.instances.list(request.actor) }))
 
-  fastify.post('/api/instances/create', {
+  fastify.post('/create', {
     schema: {
       tags: ['instances'],
+      operationId: 'createInstance',
       summary: 'Create an instance',
       description: 'Records the instance in state `provisioning` and queues its provisioning; answers 202 at once. Poll `/api/instances/{id}/status` until `running` (or `error`, with `status_message`). 402 when the plan\'s instances are all in use; 409 when the subdomain is taken or reserved; 503 when the backend is not configured or does not answer.',
       body: CreateInstanceBody,
@@ -34,9 +36,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.code(202).send({ success: true as const, instance })
   })
 
-  fastify.get('/api/instances/:id', {
+  fastify.get('/:id', {
     schema: {
       tags: ['instances'],
+      operationId: 'getInstance',
       summary: 'An instance in full',
       description: 'Units: memory MB, storage GB, cpu cores, database_size MB. Another company\'s instance answers 404.',
       params: IdParams,
@@ -44,10 +47,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.em, request.actor, request.params.id) }))
 
-  fastify.get('/api/instances/:id/status', {
+  fastify.get('/:id/status', {
     config: { auth: 'portal-inline' },
     schema: {
       tags: ['instances'],
+      operationId: 'getInstanceStatus',
       summary: 'An instance\'s state, for polling',
       description: 'One statement (the token check included) and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
       params: IdParams,
@@ -63,9 +67,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   for (const action of ['start', 'stop', 'restart'] as const) {
-    fastify.post(`/api/instances/:id/${action}`, {
+    fastify.post(`/:id/${action}`, {
       schema: {
         tags: ['instances'],
+        operationId: `${action}Instance`,
         summary: `${action[0]?.toUpperCase()}${action.slice(1)} an instance`,
         description: `${ACTION_TEXT[action]}. 202: queued; 200: nothing to do (already there or on its way); 409 INSTANCE_BUSY during another transition. No body.`,
         params: IdParams,
@@ -77,9 +82,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     })
   }
 
-  fastify.delete('/api/instances/:id', {
+  fastify.delete('/:id', {
     schema: {
       tags: ['instances'],
+      operationId: 'deleteInstance',
       summary: 'Delete an instance (admin)',
       description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). 202: queued; 200: already deleted or being deleted.',
       params: IdParams,

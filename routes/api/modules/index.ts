@@ -3,10 +3,11 @@ import { responses } from '../../../schemas/common.ts'
 import { ModulesQuery, ModulesResponse } from '../../../schemas/modules.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/modules', {
+  fastify.get('', {
     config: { auth: 'none' },
     schema: {
       tags: ['modules'],
+      operationId: 'listModules',
       summary: 'The module catalog',
       description: 'Every installable ERP app. Public: no token needed. Filter by `category` (exact, case-insensitive) and search with `q`.',
       querystring: ModulesQuery,

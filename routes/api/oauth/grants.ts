@@ -5,18 +5,20 @@ import { GrantIdParams, GrantListResponse } from '../../../schemas/oauth.ts'
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { grants } = fastify.oauth
 
-  fastify.get('/api/oauth/grants', {
+  fastify.get('/grants', {
     schema: {
       tags: ['oauth'],
+      operationId: 'listGrants',
       summary: 'Agents connected to my account',
       description: 'The OAuth grants the caller gave to agents (MCP clients), newest first, with when each was connected and last issued a token.',
       response: responses({ 200: GrantListResponse }, AUTHENTICATED)
     }
   }, async (request) => ({ success: true as const, grants: await grants.list(request.actor) }))
 
-  fastify.delete('/api/oauth/grants/:id', {
+  fastify.delete('/grants/:id', {
     schema: {
       tags: ['oauth'],
+      operationId: 'revokeGrant',
       summary: 'Disconnect an agent',
       description: 'Deletes the grant and every token and code issued under it; the agent must be authorized again. ' +
         'Only the caller\'s own grants: any other id is 404 `GRANT_NOT_FOUND`. Recorded in the activity feed (`oauth.grant_revoked`).',

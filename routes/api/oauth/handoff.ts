@@ -8,10 +8,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { handoff } = fastify.oauth
   const ttl = fastify.config.HANDOFF_TTL_SECONDS
 
-  fastify.post('/api/oauth/handoff', {
+  fastify.post('/handoff', {
     onRequest: fastify.limitPerIp('oauth-handoff', HANDOFF_LIMIT_PER_IP),
     schema: {
       tags: ['oauth'],
+      operationId: 'mintHandoffCode',
       summary: 'Mint a handoff code for an agent authorization',
       description: `Any member. After the person signs in on the portal's login page (reached with \`?oauth_transaction=…\`), ` +
         `the portal asks for a one-time code and sends the browser to \`redirect_url\`. The code works once, within ${ttl} seconds. ` +
@@ -21,12 +22,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, ...await handoff.mint(request.actor, request.body.oauth_transaction) }))
 
-  fastify.post('/api/oauth/handoff/consume', {
+  fastify.post('/handoff/consume', {
     config: { auth: 'none' },
     // The code is a credential: keep request bodies out of the info logs as much as the URL.
     logLevel: 'warn',
     schema: {
       tags: ['oauth'],
+      operationId: 'consumeHandoffCode',
       summary: 'Exchange a handoff code for the person (auth server only)',
       description: 'Called by the authorization server with `X-OAuth-Handoff-Secret` (401 `HANDOFF_SECRET_INVALID` when wrong or missing; ' +
         'the code stays usable). Answers who signed in and the transaction the code was minted for. Single use: an unknown, used or ' +

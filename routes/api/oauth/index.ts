@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import grants from './grants.ts'
 import handoff from './handoff.ts'
-import protectedResource from './protected-resource.ts'
+import register from './register.ts'
 
-/** Agent access, the portal's side (the auth server itself is auth-server/). */
+/** Agent access, the portal's side (the auth server itself is auth-server/; its registration endpoint is forwarded here). */
 const routes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(handoff)
   await fastify.register(grants)
-  await fastify.register(protectedResource)
+  await fastify.register(register)
 }
 
 export default routes

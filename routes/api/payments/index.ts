@@ -26,10 +26,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     webhook.removeAllContentTypeParsers()
     webhook.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => { done(null, body) })
 
-    webhook.post('/api/payments/webhook/:provider', {
+    webhook.post('/webhook/:provider', {
       config: { auth: 'none' },
       schema: {
         tags,
+        operationId: 'receivePaymentWebhook',
         summary: 'Payment confirmation from a provider (public, signed)',
         description: WEBHOOK_DESCRIPTION,
         params: WebhookParams,
@@ -41,9 +42,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     })
   })
 
-  fastify.post('/api/payments/sandbox/pay', {
+  fastify.post('/sandbox/pay', {
     schema: {
       tags,
+      operationId: 'paySandboxPayment',
       summary: 'Sandbox: pay a reference (admin)',
       description: 'Only while the `sandbox` provider is enabled (otherwise 404 PAYMENT_PROVIDER_NOT_FOUND): produces a signed sandbox event for one of the ' +
         'company\'s payment references and processes it exactly like the webhook, so a matching payment activates the subscription. `amount` (major units) ' +

@@ -3,18 +3,20 @@ import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 import { SettingsResponse, SettingsUpdateBody } from '../../../schemas/settings.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/settings', {
+  fastify.get('', {
     schema: {
       tags: ['settings'],
+      operationId: 'getSettings',
       summary: 'Company settings',
       description: 'Company details and notification preferences of the caller\'s company. Any member may read them.',
       response: responses({ 200: SettingsResponse }, AUTHENTICATED)
     }
   }, async (request) => ({ success: true as const, settings: await fastify.settings.get(request.em, request.actor) }))
 
-  fastify.put('/api/settings/update', {
+  fastify.put('/update', {
     schema: {
       tags: ['settings'],
+      operationId: 'updateSettings',
       summary: 'Change company settings',
       description: 'Partial update, administrators only. Invalid values answer 400 with a per-field code ' +
         '(INVALID_COUNTRY, INVALID_CURRENCY, INVALID_TIMEZONE, INVALID_LANGUAGE, INVALID_COMPANY_EMAIL, …) and `details.fields[]`; ' +

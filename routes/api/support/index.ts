@@ -19,11 +19,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const errors = [401, 404]
   const bodyErrors = [...errors, 409, 413, 415]
 
-  fastify.get('/api/support/tickets', {
+  fastify.get('/tickets', {
     config,
     onRequest,
     schema: {
       tags: ['support'],
+      operationId: 'listSupportTickets',
       summary: 'Support queue across all tenants',
       description: `Most urgent first, then the longest waiting. Filter by status, priority and tenant subdomain. ${OFF}`,
       headers: SupportTokenHeaders,
@@ -35,11 +36,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return { success: true as const, ...await fastify.supportDesk.queue(request.em, { status, priority, tenant, page, perPage }) }
   })
 
-  fastify.get('/api/support/tickets/:id', {
+  fastify.get('/tickets/:id', {
     config,
     onRequest,
     schema: {
       tags: ['support'],
+      operationId: 'getSupportTicket',
       summary: 'A ticket of any tenant, with its thread',
       description: OFF,
       headers: SupportTokenHeaders,
@@ -48,12 +50,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, ...await fastify.supportDesk.show(request.em, request.params.id) }))
 
-  fastify.post('/api/support/tickets/:id/reply', {
+  fastify.post('/tickets/:id/reply', {
     config,
     onRequest,
     preValidation: trimBodyStrings,
     schema: {
       tags: ['support'],
+      operationId: 'replyToSupportTicket',
       summary: 'Reply as support staff',
       description: `Adds a message from \`staff_name\` (from_support: true) and sets the status to \`answered\`. ${OFF}`,
       headers: SupportTokenHeaders,
@@ -66,12 +69,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return { success: true as const, ...await fastify.supportDesk.reply(request.em, request.params.id, staffName, message) }
   })
 
-  fastify.post('/api/support/tickets/:id/close', {
+  fastify.post('/tickets/:id/close', {
     config,
     onRequest,
     preValidation: trimBodyStrings,
     schema: {
       tags: ['support'],
+      operationId: 'closeSupportTicket',
       summary: 'Close a ticket as support staff',
       description: `Sets the status to \`closed\`; a later customer reply reopens it. Closing a closed ticket answers 409 TICKET_ALREADY_CLOSED. ${OFF}`,
       headers: SupportTokenHeaders,

@@ -6,9 +6,10 @@ import { trimBodyStrings } from './trim-body.ts'
 const BODY_ERRORS = [...AUTHENTICATED, 413, 415]
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/tickets', {
+  fastify.get('', {
     schema: {
       tags: ['tickets'],
+      operationId: 'listTickets',
       summary: 'List the company\'s support tickets',
       description: 'Every member sees all of the company\'s tickets, newest activity first. Filter by `status` and `priority`; paginated.',
       querystring: ListTicketsQuery,
@@ -19,10 +20,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return { success: true as const, ...await fastify.tickets.list(request.em, request.actor, { status, priority, page, perPage }) }
   })
 
-  fastify.post('/api/tickets/create', {
+  fastify.post('/create', {
     preValidation: trimBodyStrings,
     schema: {
       tags: ['tickets'],
+      operationId: 'createTicket',
       summary: 'Open a support ticket',
       description: 'Any member of the company may open one. The description becomes the first message of the thread. Answers 201 with the ticket and its thread.',
       body: CreateTicketBody,
@@ -33,9 +35,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.code(201).send({ success: true as const, ticket })
   })
 
-  fastify.get('/api/tickets/:id', {
+  fastify.get('/:id', {
     schema: {
       tags: ['tickets'],
+      operationId: 'getTicket',
       summary: 'A ticket with its thread',
       description: 'The thread is oldest first and starts with the description. Another company\'s ticket answers 404.',
       params: IdParams,
@@ -43,10 +46,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, ticket: await fastify.tickets.get(request.em, request.actor, request.params.id) }))
 
-  fastify.post('/api/tickets/:id/reply', {
+  fastify.post('/:id/reply', {
     preValidation: trimBodyStrings,
     schema: {
       tags: ['tickets'],
+      operationId: 'replyToTicket',
       summary: 'Reply to a ticket',
       description: 'Adds a message from the signed-in member and sets the status to `open`; a closed ticket is reopened. Answers the updated ticket with its whole thread (the new message last).',
       params: IdParams,

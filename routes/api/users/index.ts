@@ -1,20 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../../../schemas/users.ts'
+import invitations from './invitations.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  fastify.get('/api/users', {
+  fastify.get('', {
     schema: {
       tags: ['users'],
+      operationId: 'listUsers',
       summary: "The company's users",
       description: 'Every member, active ones first. Any member may list.',
       response: responses({ 200: UserListResponse }, AUTHENTICATED)
     }
   }, async (request) => ({ success: true as const, users: await fastify.users.list(request.em) }))
 
-  fastify.post('/api/users/create', {
+  fastify.post('/create', {
     schema: {
       tags: ['users'],
+      operationId: 'createUser',
       summary: 'Add a user (admin)',
       description: 'Creates an active user with role `user`. Password: at least 10 characters, not the e-mail. Duplicate e-mail (in any company): 409 EMAIL_TAKEN.',
       body: CreateUserBody,
@@ -25,9 +28,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.code(201).send({ success: true as const, user })
   })
 
-  fastify.delete('/api/users/:id', {
+  fastify.delete('/:id', {
     schema: {
       tags: ['users'],
+      operationId: 'deactivateUser',
       summary: 'Deactivate a user (admin)',
       description: 'Soft deactivation: `active` becomes false, the record stays, the user\'s tokens stop working at once. 409 for yourself (CANNOT_DEACTIVATE_SELF) and for the last active admin (LAST_ADMIN).',
       params: IdParams,
@@ -35,9 +39,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.em, request.actor, request.params.id) }))
 
-  fastify.put('/api/users/:id/role', {
+  fastify.put('/:id/role', {
     schema: {
       tags: ['users'],
+      operationId: 'setUserRole',
       summary: 'Change a user\'s role (admin)',
       description: '`admin` or `user`; anything else is a 400 listing the allowed values. Demoting the last active admin: 409 LAST_ADMIN.',
       params: IdParams,
@@ -45,6 +50,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: UserResponse }, [401, 403, 404, 409])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.em, request.actor, request.params.id, request.body.role) }))
+
+  await fastify.register(invitations)
 }
 
 export default routes

@@ -17,6 +17,7 @@ const PREVIEW_LIMIT_PER_IP = { max: 60, timeWindow: MINUTE }
 
 const ADMIN = [...AUTHENTICATED, 403]
 
+/** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config, invitations } = fastify
 
@@ -39,18 +40,23 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     body: InviteBody,
     response: responses({ 201: InvitationResponse }, [...ADMIN, 404, 409, 413, 415])
   }
-  for (const url of ['/api/users/invite', '/api/users/invitation']) {
+  const inviteRoutes = [
+    { url: '/invite', operationId: 'inviteUser', summary: 'Invite a user' },
+    { url: '/invitation', operationId: 'createInvitation', summary: 'Invite a user (alias of /api/users/invite)' }
+  ]
+  for (const { url, operationId, summary } of inviteRoutes) {
     fastify.post(url, {
-      schema: { ...inviteSchema, summary: url.endsWith('invite') ? 'Invite a user' : 'Invite a user (alias of /api/users/invite)' }
+      schema: { ...inviteSchema, operationId, summary }
     }, async (request, reply) => {
       const invitation = await invitations.invite(request.em, request.actor, request.body)
       return reply.code(201).send({ success: true as const, invitation })
     })
   }
 
-  fastify.get('/api/users/invitations', {
+  fastify.get('/invitations', {
     schema: {
       tags: ['invitations'],
+      operationId: 'listInvitations',
       summary: 'Pending invitations',
       description: 'Admin only. Pending invitations, newest first; those past their expiry are included with `status: "expired"` so they can be resent or cancelled.',
       querystring: InvitationListQuery,
@@ -58,10 +64,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, ...await invitations.list(request.em, request.actor, pageOf(request.query)) }))
 
-  fastify.post('/api/users/invitation/:id/resend', {
+  fastify.post('/invitation/:id/resend', {
     preValidation: resendLimit,
     schema: {
       tags: ['invitations'],
+      operationId: 'resendInvitation',
       summary: 'Resend an invitation',
       description: `Admin only. Issues a new link (the previous one stops working at once), renews the expiry and sends the e-mail again. Pending invitations only (409 \`INVITATION_NOT_PENDING\`). At most ${config.INVITATION_RESEND_LIMIT} per invitation per hour (429).`,
       params: InvitationIdParams,
@@ -69,9 +76,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.em, request.actor, request.params.id) }))
 
-  fastify.post('/api/users/invitation/:id/cancel', {
+  fastify.post('/invitation/:id/cancel', {
     schema: {
       tags: ['invitations'],
+      operationId: 'cancelInvitation',
       summary: 'Cancel an invitation',
       description: 'Admin only. Pending invitations only (409 `INVITATION_NOT_PENDING`); its link then answers 404 `INVITATION_CANCELLED`.',
       params: InvitationIdParams,
@@ -79,13 +87,14 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.cancel(request.em, request.actor, request.params.id) }))
 
-  fastify.get('/api/users/invitation/:token', {
+  fastify.get('/invitation/:token', {
     config: { auth: 'none' },
     // The token is in the path: keep it out of the per-request info logs ("incoming request" has the URL).
     logLevel: 'warn',
     onRequest: perIp('invitation-preview', PREVIEW_LIMIT_PER_IP),
     schema: {
       tags: ['invitations'],
+      operationId: 'previewInvitation',
       summary: 'Look up an invitation by its token',
       description: 'Public: what the accept page shows. 404 with `INVITATION_NOT_FOUND`, `INVITATION_EXPIRED`, `INVITATION_CANCELLED` or `INVITATION_USED`.',
       params: InvitationTokenParams,
@@ -93,11 +102,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.preview(request.em, request.params.token) }))
 
-  fastify.post('/api/users/invitation/accept', {
+  fastify.post('/invitation/accept', {
     config: { auth: 'none' },
     onRequest: perIp('invitation-accept', ACCEPT_LIMIT_PER_IP),
     schema: {
       tags: ['invitations'],
+      operationId: 'acceptInvitation',
       summary: 'Accept an invitation',
       description: `Public. Creates the account (in the inviting company, with the invited role) and answers a session exactly like login. The token works once. Same 404 codes as the lookup; 400 \`WEAK_PASSWORD\`; 409 \`EMAIL_TAKEN\` if the address got an account meanwhile. Rate-limited: ${ACCEPT_LIMIT_PER_IP.max} per 15 minutes per IP.`,
       body: AcceptInvitationBody,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { responses } from '../../../schemas/common.ts'
-import { ProtectedResourceMetadata } from '../../../schemas/oauth.ts'
+import { responses } from '../../schemas/common.ts'
+import { ProtectedResourceMetadata } from '../../schemas/oauth.ts'
 
 /** RFC 9728 metadata for /api/mcp, at both places MCP clients look for it. */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -12,10 +12,15 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     bearer_methods_supported: ['header']
   }
 
-  for (const url of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp']) {
+  const places = [
+    { url: '/oauth-protected-resource', operationId: 'getProtectedResourceMetadata' },
+    { url: '/oauth-protected-resource/api/mcp', operationId: 'getMcpProtectedResourceMetadata' }
+  ]
+  for (const { url, operationId } of places) {
     fastify.get(url, {
       schema: {
         tags: ['oauth'],
+        operationId,
         summary: 'Protected resource metadata (RFC 9728)',
         description: 'Public, with `Access-Control-Allow-Origin: *` (browser-based MCP clients read it).',
         response: responses({ 200: ProtectedResourceMetadata })

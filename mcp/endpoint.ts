@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
+import { createAccessTokenVerifier } from './access-token.ts'
+import { createMcpAuthentication } from './authenticate.ts'
+import { handleMcpPost } from './http-bridge.ts'
+import { createMcpServer } from './mcp-server.ts'
+import { createOriginPolicy } from './origin-policy.ts'
+import { createToolRegistry } from './tool-registry.ts'
+import { ALL_TOOLS } from './tools/index.ts'
+
+/** Where the endpoint is served (routes/api/mcp/): the audience its access tokens name. */
+const MCP_PATH = '/api/mcp'
+
+export interface McpEndpoint {
+  /** onRequest hook: the access token and the request's origin, before anything else. */
+  authenticate: onRequestAsyncHookHandler
+  /** Bad JSON or a body that is not JSON-RPC: a JSON-RPC error, as MCP clients expect, not the REST envelope. */
+  errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply
+  /** Handles one JSON-RPC POST with a stateless MCP server. */
+  handlePost: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+}
+
+function jsonRpcErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { status, body } = toErrorBody(error)
+  if (status === 415) {
+    return reply.code(415).send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' } })
+  }
+  if (status !== 400) {
+    if (status >= 500) request.log.error({ err: error }, 'MCP request failed')
+    return sendError(reply, status, body)
+  }
+  const code = body.code === 'INVALID_JSON' ? -32700 : -32600
+  const message = code === -32700 ? 'Parse error: the body is not valid JSON' : `Invalid Request: ${body.message}`
+  return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code, message } })
+}
+
+/**
+ * The MCP endpoint's machinery (Streamable HTTP, stateless; protocol 2025-11-25
+ * and 2025-06-18); routes/api/mcp/index.ts declares its routes. Agents
+ * authenticate with access tokens from our authorization server; each tool
+ * calls the same service as the REST route, as the agent acting for its
+ * person (activity records name the client).
+ */
+export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
+  const { config } = fastify
+  const resource = `${config.BASE_URL}${MCP_PATH}`
+  const verify = createAccessTokenVerifier({
+    issuer: config.BASE_URL,
+    audience: resource,
+    // The auth server's own address (as the portal's proxy uses), not BASE_URL: no round trip through the ingress.
+    keys: new URL(`http://127.0.0.1:${config.AUTH_PORT}/.well-known/jwks.json`)
+  })
+  const authenticate = createMcpAuthentication({
+    baseUrl: config.BASE_URL,
+    sql: fastify.sql,
+    verify,
+    originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
+  })
+  const registry = createToolRegistry(ALL_TOOLS, (error, tool) => fastify.log.error({ err: error, tool }, 'MCP tool failed'))
+
+  return {
+    authenticate,
+    errorHandler: jsonRpcErrors,
+    handlePost: async (request, reply) => {
+      // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
+      const context = { actor: request.actor, app: fastify, get em () { return request.em } }
+      const server = createMcpServer(registry, context)
+      return handleMcpPost(server, request, reply, resource)
+    }
+  }
+}
