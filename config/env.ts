@@ -66,6 +66,12 @@ export const EnvSchema = Type.Object({
   INSTANCE_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5 }),
   INSTANCE_ERROR_GRACE_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 15 }),
   INSTANCE_READY_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 3600, default: 300 }),
+  INSTANCE_STOP_GRACE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 600,
+    default: 30,
+    description: 'How long a stopping ERP gets to exit after SIGTERM before it is killed (docker stop -t, Kubernetes terminationGracePeriodSeconds); Odoo with many workers needs more than 10 s'
+  }),
   RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   AUTH_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3001 }),
   AUTH_SERVER_PROCESS: Type.Boolean({ default: true }),

@@ -10,6 +10,8 @@ export interface DeploymentSettings {
   addonsMountPath: string
   dataMountPath: string
   fsGroup: number
+  /** SIGTERM, then this long before the kubelet kills the ERP. */
+  stopGraceSeconds: number
 }
 
 export const imageFor = (template: string, erpVersion: string): string => template.replaceAll('{version}', erpVersion)
@@ -40,6 +42,7 @@ export function deploymentManifest (spec: InstanceSpec, replicas: 0 | 1, setting
         spec: {
           automountServiceAccountToken: false,
           enableServiceLinks: false,
+          terminationGracePeriodSeconds: settings.stopGraceSeconds,
           securityContext: { fsGroup: settings.fsGroup },
           containers: [{
             name: CONTAINER_NAME,

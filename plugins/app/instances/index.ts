@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
+import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry } from './backend-registry.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceReconciler, type ReconcileResult } from './instance-reconciler.ts'
@@ -54,6 +55,7 @@ export default fp(async (fastify) => {
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
     errorGraceMs: config.INSTANCE_ERROR_GRACE_SECONDS * 1000,
+    stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
   const reconciler = createInstanceReconciler({
@@ -62,6 +64,7 @@ export default fp(async (fastify) => {
     backends,
     transitions,
     intervalMs: config.RECONCILE_SECONDS * 1000,
+    failAbandoned: createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE }),
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
 

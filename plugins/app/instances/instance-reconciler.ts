@@ -17,6 +17,8 @@ export interface ReconcileResult {
   corrected: number
   /** Backends that could not be asked this round (their instances were left as recorded). */
   unreachable: string[]
+  /** Instances moved to `error` because they sat in a transitional state whose job had ended. */
+  abandoned: number
 }
 
 /**
@@ -26,6 +28,8 @@ export interface ReconcileResult {
  */
 export function correction (recorded: InstanceState, seen: Observation): { state: InstanceState, status: InstanceState, message: string | null } | undefined {
   if (seen.state === 'starting') return undefined
+  // A stopped instance whose process has exited is as recorded, whatever the exit code (a forced stop exits 137).
+  if (recorded === 'stopped' && seen.exitCode !== undefined) return undefined
   const state: InstanceState = seen.state === 'missing' ? 'error' : seen.state
   if (state === recorded) return undefined
   const message = seen.state === 'missing' ? 'Its resources are gone from the backend' : seen.message || null
@@ -45,13 +49,15 @@ WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
  * RECONCILE_SECONDS on each worker replica; corrections are conditional on the
  * recorded state, so replicas (and jobs) racing it change nothing twice.
  */
-export function createInstanceReconciler ({ em, sql, backends, transitions, intervalMs, log }: {
+export function createInstanceReconciler ({ em, sql, backends, transitions, intervalMs, log, failAbandoned }: {
   em: EntityManager
   sql: Sql
   backends: BackendRegistry
   transitions: InstanceTransitions
   intervalMs: number
   log: FastifyBaseLogger
+  /** Moves instances whose job ended without finishing to `error` (abandoned-instances.ts). */
+  failAbandoned: () => Promise<number>
 }) {
   async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
     const fix = correction(row.state, seen)
@@ -68,7 +74,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, inte
 
   async function reconcile (): Promise<ReconcileResult> {
     const rows = await sql<SteadyInstanceRow>({ text: STEADY_INSTANCES, values: [] })
-    const result: ReconcileResult = { checked: 0, corrected: 0, unreachable: [] }
+    const result: ReconcileResult = { checked: 0, corrected: 0, unreachable: [], abandoned: await failAbandoned() }
     for (const backend of backends.all()) {
       const mine = rows.filter((row) => row.backend === backend.name)
       if (mine.length === 0) continue
@@ -84,14 +90,15 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, inte
       for (const row of mine) {
         const observation = seen.get(row.subdomain) ?? { state: 'missing' }
         if (await correct(row, observation)) result.corrected++
-        synced.push([row.id, observation.state === 'missing' ? 'error' : observation.state])
+        // What the backend shows, in the record's terms: a correction's state, else the recorded one (or starting).
+        synced.push([row.id, correction(row.state, observation)?.status ?? (observation.state === 'starting' ? 'starting' : row.state)])
         result.checked++
       }
       if (synced.length > 0) {
         await sql({ text: SET_SYNCED, values: [synced.map(([id]) => id), synced.map(([, status]) => status)] })
       }
     }
-    if (result.corrected > 0) log.info(result, 'Reconciler corrected instance states')
+    if (result.corrected > 0 || result.abandoned > 0) log.info(result, 'Reconciler corrected instance states')
     return result
   }
 
