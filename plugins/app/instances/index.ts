@@ -74,7 +74,8 @@ export default fp(async (fastify) => {
     retryBackoff: true,
     retryDelayMax: 60,
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + 600
+    // A stop may take its grace period before the wait for the target state begins.
+    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
   fastify.decorate('instances', { ...service, reconcileNow: reconciler.reconcileNow })
   fastify.addHook('onReady', async () => { if (fastify.jobs.working) reconciler.start() })
