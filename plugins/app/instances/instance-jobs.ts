@@ -107,7 +107,10 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     throw new Error(`${signal.aborted ? 'Stopped waiting' : `Not ${targets[0]} in time`}: the backend reports ${seen.state}${seen.message ? ` (${seen.message})` : ''}`)
   }
 
-  async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Observation> {
+  /** What the backend showed at the end, and for a stop how long the backend's stop call took. */
+  type Done = Observation & { stopTookMs?: number }
+
+  async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Done> {
     const backend = backends.get(instance.backend)
     const spec = await specOf(em, instance, action === 'provision' || action === 'start' || action === 'restart')
     switch (action) {
@@ -126,9 +129,12 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
         else await backend.restart(spec)
         break
       }
-      case 'stop':
+      case 'stop': {
+        const began = Date.now()
         await backend.stop(spec)
-        break
+        const stopTookMs = Date.now() - began
+        return { ...await waitFor(backend, spec, action, signal), stopTookMs }
+      }
       case 'delete':
         await backend.remove(spec)
         await databases.drop(instance.id)
@@ -137,11 +143,15 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     return waitFor(backend, spec, action, signal)
   }
 
-  /** What the record says once the action is done: a forced stop says so. */
-  function outcome (action: InstanceAction, seen: Observation): { status: InstanceState, message: string | null } {
+  /**
+   * What the record says once the action is done. A stop says when it had to kill
+   * the ERP: killed (137) at the end of a stop call that lasted the grace period
+   * (Docker's stop waits it out; a container killed earlier by someone else is not "forced").
+   */
+  function outcome (action: InstanceAction, seen: Done): { status: InstanceState, message: string | null } {
     const rule = ACTIONS[action]
     if (action === 'stop') {
-      const forced = seen.exitCode === KILLED
+      const forced = seen.exitCode === KILLED && (seen.stopTookMs ?? 0) >= deps.stopGraceSeconds * 1000 - 500
       return { status: rule.done, message: forced ? `forced after ${deps.stopGraceSeconds} s: the ERP did not exit within its grace period and was killed` : null }
     }
     return { status: seen.state === 'missing' ? rule.done : seen.state as InstanceState, message: null }

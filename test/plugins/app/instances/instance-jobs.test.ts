@@ -24,6 +24,8 @@ interface Script {
   calls: string[]
   seen: Observation
   afterProvision: Observation
+  /** How long stop() takes: Docker's stop call lasts the grace period when it has to kill. */
+  stopMs: number
   gate: Promise<void>
   hold: () => void
   release: () => void
@@ -39,6 +41,7 @@ function scriptedBackend (): Script {
     seen: { state: 'missing' } as Observation,
     /** What observe answers once provision() returns. */
     afterProvision: { state: 'running' } as Observation,
+    stopMs: 0,
     gate: Promise.resolve(),
     hold () { script.gate = new Promise<void>((resolve) => { release = resolve }) },
     release: () => release(),
@@ -47,7 +50,7 @@ function scriptedBackend (): Script {
       check: async () => {},
       provision: async () => { calls.push('provision'); await script.gate; script.seen = script.afterProvision },
       start: async () => { calls.push('start') },
-      stop: async () => { calls.push('stop') },
+      stop: async () => { calls.push('stop'); await new Promise((resolve) => setTimeout(resolve, script.stopMs)) },
       restart: async () => { calls.push('restart') },
       remove: async () => { calls.push('remove'); script.seen = { state: 'missing' } },
       observe: async () => script.seen,
@@ -82,7 +85,7 @@ async function setup (t: Parameters<typeof build>[0]) {
     instancesDomain: 'erp.test',
     readyTimeoutMs: 5000,
     errorGraceMs: 300,
-    stopGraceSeconds: 7,
+    stopGraceSeconds: 1,
     pollMs: 20,
     log: app.log
   })
@@ -104,8 +107,15 @@ t.test('a stop whose ERP was killed after the grace period ends stopped, forced 
   const { app, tenantId, script, run } = await setup(t)
   const forced = await recordInstance(app, tenantId, { state: 'stopping' })
   script.seen = { state: 'error', message: 'exited with code 137', exitCode: 137 }
+  script.stopMs = 1000 // the stop call waited out the grace period, then killed
   await run(forced, 'stop')
-  t.match(await detail(app, forced), { state: 'stopped', status: 'stopped', status_message: /^forced after 7 s/ })
+  t.match(await detail(app, forced), { state: 'stopped', status: 'stopped', status_message: /^forced after 1 s/ })
+  script.stopMs = 0
+
+  // Killed before (docker kill), then stopped: a stop, but not one we forced.
+  const killedBefore = await recordInstance(app, tenantId, { state: 'stopping' })
+  await run(killedBefore, 'stop')
+  t.same(await detail(app, killedBefore), { state: 'stopped', status: 'stopped', status_message: null })
 
   const crashed = await recordInstance(app, tenantId, { state: 'stopping' })
   script.seen = { state: 'error', message: 'exited with code 1', exitCode: 1 }
