@@ -184,6 +184,7 @@ export const ENV_SECTIONS = {
     INSTANCE_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 5, description: 'Retries of an instance action before the instance goes to `error`.' }),
     INSTANCE_ERROR_GRACE_SECONDS: seconds(1, 600, 15, 'How long the backend may report an error before an attempt is given up.'),
     INSTANCE_READY_TIMEOUT_SECONDS: seconds(5, 3600, 300, 'How long provision or start may take to report running.'),
+    INSTANCE_STOP_GRACE_SECONDS: seconds(1, 600, 30, 'How long a stopping ERP gets to exit after SIGTERM before it is killed (docker stop -t, Kubernetes terminationGracePeriodSeconds); Odoo with many workers needs more than 10 s.'),
     RECONCILE_SECONDS: seconds(1, 3600, 30, 'How often instance states are compared with the backends.')
   },
   'Agent access (OAuth authorization server)': {

@@ -68,6 +68,12 @@ export interface Observation {
   state: ObservedState
   /** Human-readable detail, e.g. "exited with code 137" or "0/1 replicas available". */
   message?: string
+  /**
+   * Set when the ERP process has ended (a container that exited), whatever its
+   * code: after a stop we asked for, any exit is a stop (137: killed after the
+   * grace period). `state` alone judges an exit nobody asked for.
+   */
+  exitCode?: number
 }
 
 /** The backend (Docker engine, Kubernetes API) cannot be reached or is not configured. */
@@ -99,7 +105,10 @@ export interface ProvisioningBackend {
   /** Starts (or scales up) an existing instance; a running one is left alone. */
   start: (spec: InstanceSpec) => Promise<void>
 
-  /** Stops (or scales to zero); a stopped or missing one is a success. */
+  /**
+   * Stops (or scales to zero); a stopped or missing one is a success. The ERP gets
+   * the backend's grace period to exit after SIGTERM, then it is killed.
+   */
   stop: (spec: InstanceSpec) => Promise<void>
 
   /** Restarts a running instance (a stopped one is started). */

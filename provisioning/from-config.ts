@@ -43,6 +43,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
       dataMountPath: config.ERP_DATA_PATH,
       network: config.DOCKER_NETWORK,
       publishPort: config.DOCKER_PUBLISH_PORTS,
+      stopTimeoutSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
       healthCheck: {
         command: ['CMD-SHELL', config.ERP_HEALTHCHECK],
         intervalMs: config.ERP_HEALTHCHECK_INTERVAL_SECONDS * 1000,
@@ -68,7 +69,8 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         fsGroup: config.KUBE_FS_GROUP,
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
-        healthPath: config.ERP_HEALTH_PATH
+        healthPath: config.ERP_HEALTH_PATH,
+        stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS
       })
     }
   }

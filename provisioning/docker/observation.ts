@@ -2,7 +2,10 @@
 import type Docker from 'dockerode'
 import type { Observation } from '../backend.ts'
 
-/** Exit codes of a clean stop: 0, or killed by `docker stop`'s SIGTERM without a handler (128 + 15). */
+/**
+ * Exit codes of a clean exit nobody asked for: 0, or ended by a SIGTERM without a
+ * handler (128 + 15). After a stop we asked for, every exit counts (see Observation.exitCode).
+ */
 const CLEAN_EXITS = new Set([0, 143])
 /** A container restarting more often than this since its last start is crash looping. */
 export const CRASH_LOOP_RESTARTS = 3
@@ -23,10 +26,10 @@ export function fromInspect (info: Pick<Docker.ContainerInspectInfo, 'State' | '
         ? { state: 'error', message: `restarting repeatedly (${info.RestartCount} restarts, last exit code ${state.ExitCode})` }
         : { state: 'starting', message: `restarting after exit code ${state.ExitCode}` }
     case 'exited':
-      if (state.OOMKilled) return { state: 'error', message: `killed: out of memory (exit code ${state.ExitCode})` }
+      if (state.OOMKilled) return { state: 'error', message: `killed: out of memory (exit code ${state.ExitCode})`, exitCode: state.ExitCode }
       return CLEAN_EXITS.has(state.ExitCode)
-        ? { state: 'stopped', message: `exited with code ${state.ExitCode}` }
-        : { state: 'error', message: `exited with code ${state.ExitCode}${detail}` }
+        ? { state: 'stopped', message: `exited with code ${state.ExitCode}`, exitCode: state.ExitCode }
+        : { state: 'error', message: `exited with code ${state.ExitCode}${detail}`, exitCode: state.ExitCode }
     case 'paused':
       return { state: 'error', message: 'paused (docker pause)' }
     case 'removing':
@@ -64,7 +67,7 @@ export function fromListEntry (entry: Pick<Docker.ContainerInfo, 'State' | 'Stat
   }
   if (entry.State === 'exited') {
     const code = /^Exited \((\d+)\)/.exec(entry.Status)?.[1]
-    if (code !== undefined && CLEAN_EXITS.has(Number(code))) return { state: 'stopped', message: `exited with code ${code}` }
+    if (code !== undefined && CLEAN_EXITS.has(Number(code))) return { state: 'stopped', message: `exited with code ${code}`, exitCode: Number(code) }
   }
   return undefined
 }

@@ -11,6 +11,8 @@ export interface DeploymentSettings {
   addonsMountPath: string
   dataMountPath: string
   fsGroup: number
+  /** SIGTERM, then this long before the kubelet kills the ERP. */
+  stopGraceSeconds: number
 }
 
 function probe (path: string, extra: Partial<V1Probe>): V1Probe {
@@ -39,6 +41,7 @@ export function deploymentManifest (spec: InstanceSpec, replicas: 0 | 1, setting
         spec: {
           automountServiceAccountToken: false,
           enableServiceLinks: false,
+          terminationGracePeriodSeconds: settings.stopGraceSeconds,
           securityContext: { fsGroup: settings.fsGroup },
           containers: [{
             name: CONTAINER_NAME,

@@ -22,6 +22,8 @@ export interface KubernetesBackendOptions {
   dataMountPath?: string
   /** HTTP path of the readiness/liveness/startup probes on port 8069 [ERP_HEALTH_PATH, default `/web/health`]. */
   healthPath?: string
+  /** Pod `terminationGracePeriodSeconds`: how long the ERP gets to exit after SIGTERM before it is killed [INSTANCE_STOP_GRACE_SECONDS, default 30]. */
+  stopGraceSeconds?: number
   /** Pod `securityContext.fsGroup`, so the image's user can write the data volume (the Odoo image's group is 101) [KUBE_FS_GROUP, default 101]. */
   fsGroup?: number
   /** Server-side apply field manager [default `erp-portal`]. */
@@ -54,6 +56,7 @@ export function resolveOptions (options: KubernetesBackendOptions): ResolvedOpti
     addonsMountPath: options.addonsMountPath ?? '/mnt/extra-addons',
     dataMountPath: options.dataMountPath ?? '/var/lib/odoo',
     healthPath: options.healthPath ?? '/web/health',
+    stopGraceSeconds: options.stopGraceSeconds ?? 30,
     fsGroup: options.fsGroup ?? 101,
     fieldManager: options.fieldManager ?? 'erp-portal',
     callTimeoutMs,

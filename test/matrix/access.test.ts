@@ -98,3 +98,27 @@ t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route tha
   t.ok(checked >= 6, `${checked} routes checked`)
   t.equal(await tenantSnapshot(app, victim.user.tenant_id), before, 'the other tenant\'s rows are unchanged')
 })
+
+t.test('cross-tenant reads: no collection route shows or counts another tenant\'s rows', async (t) => {
+  const { app } = await build(t)
+  const reader = await signup(app)
+  await resourcesOf(app, reader)
+  const collections = Object.entries(ROUTES)
+    .filter(([key, spec]) => key.startsWith('GET ') && spec.resource === undefined && (spec.access === 'member' || spec.access === 'admin'))
+    .map(([key]) => key)
+  const read = async () => Object.fromEntries(await Promise.all(collections.map(async (key) => {
+    const response = await app.inject({ ...request(key), headers: bearer(reader.token) })
+    return [key, `${response.statusCode} ${response.body.replace(/"request_id":"[^"]*"/, '')}`] as const
+  })))
+  const before = await read()
+
+  const other = await signup(app)
+  const theirs = await resourcesOf(app, other)
+  const after = await read()
+  const markers = [other.user.tenant_id, other.user.email, ...Object.values(theirs)]
+  for (const key of collections) {
+    t.same(after[key], before[key], `${key}: the same answer whatever another tenant holds`)
+    t.same(markers.filter((marker) => after[key]!.includes(marker)), [], `${key}: none of the other tenant's ids`)
+  }
+  t.ok(collections.length >= 10, `${collections.length} collection routes read`)
+})

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +17,30 @@ export const TEST_ERP_VERSIONS = ['16.0', '17.0', '18.0']
 export async function tagTestImages (): Promise<void> {
   const source = dockerClient().getImage(await testImage())
   for (const version of TEST_ERP_VERSIONS) await source.tag({ repo: 'erp-test-erp', tag: version })
+}
+
+/** Like TEST_IMAGE_TEMPLATE, but its PID 1 ignores SIGTERM: `docker stop` has to kill it after the grace period. */
+export const STUBBORN_IMAGE_TEMPLATE = 'erp-test-stubborn:{version}'
+
+/**
+ * Tags `erp-test-stubborn:<version>`: the stand-in image (same busybox rootfs,
+ * committed from a container of it) whose entrypoint is a shell that ignores
+ * SIGTERM and serves /healthz with httpd, so it is healthy until it is killed.
+ */
+export async function tagStubbornImages (): Promise<void> {
+  const docker = dockerClient()
+  const container = await docker.createContainer({ Image: await testImage(), Labels: { 'erp.test-image.stubborn': '1' } })
+  try {
+    const script = "trap '' TERM; echo 'erp-test-stubborn: ignoring SIGTERM'; httpd -f -p 8069 -h /www & while :; do sleep 1; done"
+    const entrypoint = JSON.stringify(['/bin/sh', '-c', script])
+    await new Promise<void>((resolve, reject) => {
+      execFile('docker', ['commit', '--change', `ENTRYPOINT ${entrypoint}`, container.id, 'erp-test-stubborn:17.0'], (error) => error === null ? resolve() : reject(error))
+    })
+  } finally {
+    await container.remove({ force: true })
+  }
+  const image = docker.getImage('erp-test-stubborn:17.0')
+  for (const version of TEST_ERP_VERSIONS) if (version !== '17.0') await image.tag({ repo: 'erp-test-stubborn', tag: version })
 }
 
 /** Configuration for an app that really provisions on the local Docker engine (teardown removes the addons folder). */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Sql } from '../../../lib/sql.ts'
-import { requireTenantParameter, type TenantStatement } from '../../../lib/tenant-sql.ts'
+import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { normalizeEmail } from '../../../lib/email.ts'
@@ -82,7 +82,6 @@ function sessionStatement (statement: TenantStatement, values: number): string {
     if (known.values !== values) throw new Error(`Statement ${statement.name} takes ${known.values} values, not ${values}`)
     return known.text
   }
-  requireTenantParameter(statement)
   const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')})
 SELECT session.*, (SELECT coalesce(json_agg(r), '[]'::json) FROM (${statement.text}) r) AS rows FROM session`
   sessionStatements.set(statement.name, { text, values })

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
+import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry } from './backend-registry.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
@@ -53,6 +54,7 @@ export default fp(async (fastify) => {
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
     errorGraceMs: config.INSTANCE_ERROR_GRACE_SECONDS * 1000,
+    stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
   const reconciler = createInstanceReconciler({
@@ -60,6 +62,7 @@ export default fp(async (fastify) => {
     sql: fastify.sql,
     backends,
     transitions,
+    failAbandoned: createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE }),
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)
@@ -70,7 +73,8 @@ export default fp(async (fastify) => {
     retryBackoff: true,
     retryDelayMax: 60,
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + 600
+    // A stop may take its grace period before the wait for the target state begins.
+    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
   fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow })
   fastify.addHook('onClose', async () => {

@@ -6,7 +6,7 @@ import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { InstanceSpec, Observation, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
 import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
-import { Instance } from './instance.entity.ts'
+import { Instance, type InstanceState } from './instance.entity.ts'
 import { subscriptionSize, tenantQuota } from './instance-resources.ts'
 import { ACTIONS, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
@@ -23,6 +23,8 @@ export interface InstanceJobDeps {
   readyTimeoutMs: number
   /** How long the backend may report `error` before the attempt is given up (a container can crash once and recover). */
   errorGraceMs?: number
+  /** The backends' stop grace period (INSTANCE_STOP_GRACE_SECONDS), named when a stop had to kill the ERP. */
+  stopGraceSeconds: number
   pollMs?: number
   log: FastifyBaseLogger
 }
@@ -33,6 +35,20 @@ const TARGET: Record<InstanceAction, readonly ObservedState[]> = {
   restart: ['running'],
   stop: ['stopped', 'missing'],
   delete: ['missing']
+}
+
+/** The instance left the job's state while the job waited (a delete was asked meanwhile). */
+class Overtaken extends Error {
+  override name = 'Overtaken'
+  constructor () { super('Another action took the instance over while this one waited') }
+}
+
+/** 128 + SIGKILL: the ERP did not exit within the grace period and was killed. */
+const KILLED = 137
+
+/** Whether `seen` is where `action` was going. After a stop we asked for, any exit is a stop. */
+function reached (action: InstanceAction, seen: Observation): boolean {
+  return TARGET[action].includes(seen.state) || (action === 'stop' && seen.exitCode !== undefined)
 }
 
 /**
@@ -64,13 +80,21 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     }
   }
 
-  async function waitFor (backend: ProvisioningBackend, spec: InstanceSpec, targets: readonly ObservedState[], signal: AbortSignal): Promise<Observation> {
+  /** Whether the instance is still in `during`: a delete may have overtaken the job. */
+  async function stillIn (tenantId: string, instanceId: string, during: InstanceState): Promise<boolean> {
+    const current = await scopedEntityManager(deps.em, tenantId).findOne(Instance, instanceId, { fields: ['state'] })
+    return current?.state === during
+  }
+
+  async function waitFor (backend: ProvisioningBackend, spec: InstanceSpec, action: InstanceAction, signal: AbortSignal): Promise<Observation> {
     const deadline = Date.now() + deps.readyTimeoutMs
+    const targets = TARGET[action]
     let failingSince: number | undefined
     let seen: Observation = { state: 'missing' }
     while (!signal.aborted) {
       seen = await backend.observe(spec)
-      if (targets.includes(seen.state)) return seen
+      if (reached(action, seen)) return seen
+      if (!await stillIn(spec.tenantId, spec.instanceId, ACTIONS[action].during)) throw new Overtaken()
       if (seen.state === 'error') {
         failingSince ??= Date.now()
         if (Date.now() - failingSince >= errorGraceMs) break
@@ -83,7 +107,10 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     throw new Error(`${signal.aborted ? 'Stopped waiting' : `Not ${targets[0]} in time`}: the backend reports ${seen.state}${seen.message ? ` (${seen.message})` : ''}`)
   }
 
-  async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Observation> {
+  /** What the backend showed at the end, and for a stop how long the backend's stop call took. */
+  type Done = Observation & { stopTookMs?: number }
+
+  async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Done> {
     const backend = backends.get(instance.backend)
     const spec = await specOf(em, instance, action === 'provision' || action === 'start' || action === 'restart')
     switch (action) {
@@ -102,15 +129,48 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
         else await backend.restart(spec)
         break
       }
-      case 'stop':
+      case 'stop': {
+        const began = Date.now()
         await backend.stop(spec)
-        break
+        const stopTookMs = Date.now() - began
+        return { ...await waitFor(backend, spec, action, signal), stopTookMs }
+      }
       case 'delete':
         await backend.remove(spec)
         await databases.drop(instance.id)
         return { state: 'missing' }
     }
-    return waitFor(backend, spec, TARGET[action], signal)
+    return waitFor(backend, spec, action, signal)
+  }
+
+  /**
+   * What the record says once the action is done. A stop says when it had to kill
+   * the ERP: killed (137) at the end of a stop call that lasted the grace period
+   * (Docker's stop waits it out; a container killed earlier by someone else is not "forced").
+   */
+  function outcome (action: InstanceAction, seen: Done): { status: InstanceState, message: string | null } {
+    const rule = ACTIONS[action]
+    if (action === 'stop') {
+      const forced = seen.exitCode === KILLED && (seen.stopTookMs ?? 0) >= deps.stopGraceSeconds * 1000 - 500
+      return { status: rule.done, message: forced ? `forced after ${deps.stopGraceSeconds} s: the ERP did not exit within its grace period and was killed` : null }
+    }
+    return { status: seen.state === 'missing' ? rule.done : seen.state as InstanceState, message: null }
+  }
+
+  /**
+   * A delete overtook this job (it was asked while the job worked): what this
+   * job made after the delete's removal (a container, a database) goes too.
+   */
+  async function cleanUpIfDeleted (tenantId: string, instanceId: string, action: InstanceAction): Promise<boolean> {
+    if (action === 'delete') return false
+    const em = scopedEntityManager(deps.em, tenantId)
+    const instance = await em.findOne(Instance, instanceId, { populate: ['tenant'] })
+    if (instance === null || (instance.state !== 'deleting' && instance.state !== 'deleted')) return false
+    const spec = await specOf(em, instance, false)
+    await backends.get(instance.backend).remove(spec)
+    await databases.drop(instance.id)
+    log.info({ instanceId, action }, 'A delete overtook the instance job; removed what it left')
+    return true
   }
 
   return async function run (job: JobWithMetadata<InstanceJobData>): Promise<void> {
@@ -122,9 +182,10 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     if (instance === null || instance.state !== rule.during) return
     try {
       const seen = await perform(em, instance, action, job.signal)
-      const status = seen.state === 'missing' ? rule.done : seen.state
-      await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, status }))
+      const moved = await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) }))
+      if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action)
     } catch (error) {
+      if (await cleanUpIfDeleted(tenantId, instanceId, action)) return
       const message = error instanceof Error ? error.message : String(error)
       const last = job.retryCount >= job.retryLimit
       log.warn({ err: error, instanceId, action, attempt: job.retryCount + 1, last }, 'Instance job attempt failed')

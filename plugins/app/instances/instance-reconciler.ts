@@ -16,6 +16,8 @@ export interface ReconcileResult {
   corrected: number
   /** Backends that could not be asked this round (their instances were left as recorded). */
   unreachable: string[]
+  /** Instances moved to `error` because they sat in a transitional state whose job had ended. */
+  abandoned: number
 }
 
 /**
@@ -25,6 +27,8 @@ export interface ReconcileResult {
  */
 export function correction (recorded: InstanceState, seen: Observation): { state: InstanceState, status: InstanceState, message: string | null } | undefined {
   if (seen.state === 'starting') return undefined
+  // A stopped instance whose process has exited is as recorded, whatever the exit code (a forced stop exits 137).
+  if (recorded === 'stopped' && seen.exitCode !== undefined) return undefined
   const state: InstanceState = seen.state === 'missing' ? 'error' : seen.state
   if (state === recorded) return undefined
   const message = seen.state === 'missing' ? 'Its resources are gone from the backend' : seen.message || null
@@ -45,12 +49,14 @@ WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
  * corrections are conditional on the recorded state, so a run now beside it
  * (and instance jobs racing it) change nothing twice.
  */
-export function createInstanceReconciler ({ em, sql, backends, transitions, log }: {
+export function createInstanceReconciler ({ em, sql, backends, transitions, log, failAbandoned }: {
   em: EntityManager
   sql: Sql
   backends: BackendRegistry
   transitions: InstanceTransitions
   log: FastifyBaseLogger
+  /** Moves instances whose job ended without finishing to `error` (abandoned-instances.ts). */
+  failAbandoned: () => Promise<number>
 }) {
   async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
     const fix = correction(row.state, seen)
@@ -67,7 +73,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log 
 
   async function reconcile (): Promise<ReconcileResult> {
     const rows = await sql<SteadyInstanceRow>({ text: STEADY_INSTANCES, values: [] })
-    const result: ReconcileResult = { checked: 0, corrected: 0, unreachable: [] }
+    const result: ReconcileResult = { checked: 0, corrected: 0, unreachable: [], abandoned: await failAbandoned() }
     for (const backend of backends.all()) {
       const mine = rows.filter((row) => row.backend === backend.name)
       if (mine.length === 0) continue
@@ -83,14 +89,15 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log 
       for (const row of mine) {
         const observation = seen.get(row.subdomain) ?? { state: 'missing' }
         if (await correct(row, observation)) result.corrected++
-        synced.push([row.id, observation.state === 'missing' ? 'error' : observation.state])
+        // What the backend shows, in the record's terms: a correction's state, else the recorded one (or starting).
+        synced.push([row.id, correction(row.state, observation)?.status ?? (observation.state === 'starting' ? 'starting' : row.state)])
         result.checked++
       }
       if (synced.length > 0) {
         await sql({ text: SET_SYNCED, values: [synced.map(([id]) => id), synced.map(([, status]) => status)] })
       }
     }
-    if (result.corrected > 0) log.info(result, 'Reconciler corrected instance states')
+    if (result.corrected > 0 || result.abandoned > 0) log.info(result, 'Reconciler corrected instance states')
     return result
   }
 

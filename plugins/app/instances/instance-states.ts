@@ -20,21 +20,32 @@ export const ACTIONS: Record<InstanceAction, ActionRule> = {
   start: { during: 'starting', done: 'running', from: ['stopped', 'error'], already: ['running', 'starting'] },
   stop: { during: 'stopping', done: 'stopped', from: ['running', 'error'], already: ['stopped', 'stopping'] },
   restart: { during: 'restarting', done: 'running', from: ['running', 'stopped', 'error'], already: ['restarting'] },
-  delete: { during: 'deleting', done: 'deleted', from: ['running', 'stopped', 'error'], already: ['deleting', 'deleted'] }
+  // Delete works from every state, a transitional one included: a job that is
+  // still at work notices that the instance left its state and cleans up after itself.
+  delete: { during: 'deleting', done: 'deleted', from: ['running', 'stopped', 'error', 'provisioning', 'starting', 'stopping', 'restarting'], already: ['deleting', 'deleted'] }
 }
 
 /** Steady states: nothing is in progress, the reconciler may correct them. */
 export const STEADY_STATES: readonly InstanceState[] = ['running', 'stopped', 'error']
 
+/** States a job holds an instance in while it works; none may last once its job has ended. */
+export const TRANSITIONAL_STATES: readonly InstanceState[] = ['provisioning', 'starting', 'stopping', 'restarting', 'deleting']
+
+/** The action whose job holds an instance in a transitional state. */
+export function actionDuring (state: InstanceState): InstanceAction | undefined {
+  return (Object.keys(ACTIONS) as InstanceAction[]).find((action) => ACTIONS[action].during === state)
+}
+
 /**
- * Every allowed edge. Transitional states end in their action's `done` or in
- * `error`; steady states move by an action, or by drift the reconciler saw.
+ * Every allowed edge. Transitional states end in their action's `done`, in
+ * `error`, or in `deleting` (delete is always allowed); steady states move by an
+ * action, or by drift the reconciler saw.
  */
 const EDGES: Record<InstanceState, readonly InstanceState[]> = {
-  provisioning: ['running', 'error'],
-  starting: ['running', 'error'],
-  stopping: ['stopped', 'error'],
-  restarting: ['running', 'error'],
+  provisioning: ['running', 'error', 'deleting'],
+  starting: ['running', 'error', 'deleting'],
+  stopping: ['stopped', 'error', 'deleting'],
+  restarting: ['running', 'error', 'deleting'],
   deleting: ['deleted', 'error'],
   running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error'],
   stopped: ['starting', 'restarting', 'deleting', 'running', 'error'],

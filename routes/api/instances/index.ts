@@ -87,7 +87,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['instances'],
       operationId: 'deleteInstance',
       summary: 'Delete an instance (admin)',
-      description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). 202: queued; 200: already deleted or being deleted.',
+      description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). Works from every state, a transitional one included (a job still at work stops and cleans up after itself). 202: queued; 200: already deleted or being deleted.',
       params: IdParams,
       response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, 403])
     }

@@ -102,7 +102,7 @@ engine.test('stop, start, restart; a kill behind the backend\'s back; remove', a
   await waitForState(backend, spec, 'running')
 
   await backend.stop(spec)
-  t.same(await backend.observe(spec), { state: 'stopped', message: 'exited with code 0' })
+  t.same(await backend.observe(spec), { state: 'stopped', message: 'exited with code 0', exitCode: 0 })
   await backend.stop(spec)
   t.equal((await backend.observe(spec)).state, 'stopped', 'stop twice is fine')
 

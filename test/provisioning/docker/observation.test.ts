@@ -30,16 +30,19 @@ t.test('inspect', async (t) => {
       { state: 'error', message: 'could not start: exec: "odoo": executable file not found' }],
     ['restarting', inspected({ Status: 'restarting', ExitCode: 1 }, 1), { state: 'starting', message: 'restarting after exit code 1' }],
     ['crash looping', inspected({ Status: 'restarting', ExitCode: 1 }, 3), { state: 'error', message: 'restarting repeatedly (3 restarts, last exit code 1)' }],
-    ['stopped cleanly', inspected({ Status: 'exited', Running: false, ExitCode: 0 }), { state: 'stopped', message: 'exited with code 0' }],
-    ['stopped by SIGTERM', inspected({ Status: 'exited', Running: false, ExitCode: 143 }), { state: 'stopped' }],
-    ['killed', inspected({ Status: 'exited', Running: false, ExitCode: 137 }), { state: 'error', message: 'exited with code 137' }],
-    ['out of memory', inspected({ Status: 'exited', Running: false, ExitCode: 137, OOMKilled: true }), { state: 'error', message: 'killed: out of memory (exit code 137)' }],
-    ['crashed', inspected({ Status: 'exited', Running: false, ExitCode: 1 }), { state: 'error', message: 'exited with code 1' }],
+    ['stopped cleanly', inspected({ Status: 'exited', Running: false, ExitCode: 0 }), { state: 'stopped', message: 'exited with code 0', exitCode: 0 }],
+    ['stopped by SIGTERM', inspected({ Status: 'exited', Running: false, ExitCode: 143 }), { state: 'stopped', exitCode: 143 }],
+    ['killed', inspected({ Status: 'exited', Running: false, ExitCode: 137 }), { state: 'error', message: 'exited with code 137', exitCode: 137 }],
+    ['out of memory', inspected({ Status: 'exited', Running: false, ExitCode: 137, OOMKilled: true }), { state: 'error', message: 'killed: out of memory (exit code 137)', exitCode: 137 }],
+    ['crashed', inspected({ Status: 'exited', Running: false, ExitCode: 1 }), { state: 'error', message: 'exited with code 1', exitCode: 1 }],
     ['paused', inspected({ Status: 'paused', Paused: true }), { state: 'error' }],
     ['dead', inspected({ Status: 'dead', Running: false, Dead: true, Error: 'driver failed' }), { state: 'error', message: 'dead: driver failed' }],
     ['being removed', inspected({ Status: 'removing', Running: false }), { state: 'stopped' }]
   ]
   for (const [name, info, expected] of cases) t.match(fromInspect(info), expected, name)
+  for (const [name, info] of cases.filter(([, info]) => info.State.Status !== 'exited')) {
+    t.equal(fromInspect(info).exitCode, undefined, `${name}: no exit code while the process has not exited`)
+  }
 })
 
 t.test('list entries: running (with health) and clean exits are read from the list; the rest need an inspect', async (t) => {
@@ -49,7 +52,7 @@ t.test('list entries: running (with health) and clean exits are read from the li
     ['running', 'Up 2 seconds (health: starting)', { state: 'starting' }],
     ['running', 'Up About a minute (unhealthy)', { state: 'error', message: 'unhealthy' }],
     ['exited', 'Exited (0) 3 seconds ago', { state: 'stopped', message: 'exited with code 0' }],
-    ['exited', 'Exited (143) 1 hour ago', { state: 'stopped' }],
+    ['exited', 'Exited (143) 1 hour ago', { state: 'stopped', exitCode: 143 }],
     ['exited', 'Exited (137) 2 seconds ago', undefined],
     ['exited', 'Exited (1) 2 seconds ago', undefined],
     ['created', 'Created', undefined],

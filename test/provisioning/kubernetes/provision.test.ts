@@ -116,14 +116,15 @@ t.test('provision converges: a changed spec is applied, and fields someone else 
   t.same(kube.internalErrors, [])
 })
 
-t.test('options: image template, ingress class, TLS issuer, storage class, paths', async (t) => {
+t.test('options: image template, ingress class, TLS issuer, storage class, paths, stop grace period', async (t) => {
   const { kube, backend } = await setup(t, {}, {
     imageTemplate: 'registry.example/erp:{version}-custom', ingressClass: 'traefik', tlsIssuer: 'internal-ca', storageClass: 'fast',
-    healthPath: '/healthz', addonsMountPath: '/opt/addons', dataMountPath: '/data', fieldManager: 'portal-test'
+    healthPath: '/healthz', addonsMountPath: '/opt/addons', dataMountPath: '/data', fieldManager: 'portal-test', stopGraceSeconds: 75
   })
   await backend.provision(instanceSpec())
   const container = kube.get('Deployment', 'erp-acme', 'erp-shop')?.spec?.template?.spec?.containers[0]
   t.equal(container.image, 'registry.example/erp:17.0-custom')
+  t.equal(kube.get('Deployment', 'erp-acme', 'erp-shop')?.spec?.template?.spec?.terminationGracePeriodSeconds, 75, 'SIGTERM, then 75 s before the kubelet kills the ERP')
   t.equal(container.readinessProbe.httpGet.path, '/healthz')
   t.same(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath), ['/opt/addons', '/data'])
   const ingress = kube.get('Ingress', 'erp-acme', 'erp-shop')

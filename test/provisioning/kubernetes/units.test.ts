@@ -74,7 +74,7 @@ t.test('the Deployment runs the templated image, or a fixed one for every versio
     resources: { memoryMb: 2048, cpuMillicores: 1500, storageGb: 10, workers: 3 },
     database: { host: 'db.example.com', port: 5432, name: 'erp_x', user: 'erp_x', password: 'pw' }
   }
-  const settings = { healthPath: '/web/health', addonsMountPath: '/mnt/extra-addons', dataMountPath: '/var/lib/odoo', fsGroup: 101 }
+  const settings = { healthPath: '/web/health', addonsMountPath: '/mnt/extra-addons', dataMountPath: '/var/lib/odoo', fsGroup: 101, stopGraceSeconds: 30 }
   const imageOf = (imageTemplate: string, erpVersion: string) =>
     deploymentManifest({ ...spec, erpVersion }, 1, { ...settings, imageTemplate }).spec?.template.spec?.containers[0]?.image
   t.equal(imageOf('registry.example/erp:{version}', '18.0'), 'registry.example/erp:18.0')

@@ -30,6 +30,11 @@ t.test('the table, for every steady recorded state and every observed state', as
   expect('error', { state: 'running' }, { state: 'running', status: 'running', message: null })
   expect('running', crash, { state: 'error', status: 'error', message: crash.message ?? null })
   expect('stopped', { state: 'error' }, { state: 'error', status: 'error', message: 'The backend reports an error' })
+  // A stop that had to kill the ERP leaves a container exited with 137: still stopped, as recorded.
+  expect('stopped', { state: 'error', message: 'exited with code 137', exitCode: 137 }, undefined)
+  expect('stopped', { state: 'error', message: 'exited with code 1', exitCode: 1 }, undefined)
+  // The same exit of a running instance, which nobody stopped, is a failure.
+  expect('running', { state: 'error', message: 'exited with code 137', exitCode: 137 }, { state: 'error', status: 'error', message: 'exited with code 137' })
 
   for (const [label, actual, wanted] of rows) t.same(actual, wanted, label)
 })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { INSTANCE_STATES, type InstanceState } from '../../../../plugins/app/instances/instance.entity.ts'
-import { ACTIONS, STEADY_STATES, assertMove, canMove, decide, duringOf, type InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
+import { ACTIONS, STEADY_STATES, TRANSITIONAL_STATES, actionDuring, assertMove, canMove, decide, duringOf, type InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
 
 type Lifecycle = Exclude<InstanceAction, 'provision'>
 
@@ -15,7 +15,7 @@ const DOCUMENTED: Record<InstanceAction, { during: InstanceState, done: Instance
   start: { during: 'starting', done: 'running', from: ['stopped', 'error'], already: ['running', 'starting'] },
   stop: { during: 'stopping', done: 'stopped', from: ['running', 'error'], already: ['stopped', 'stopping'] },
   restart: { during: 'restarting', done: 'running', from: ['running', 'stopped', 'error'], already: ['restarting'] },
-  delete: { during: 'deleting', done: 'deleted', from: ['running', 'stopped', 'error'], already: ['deleting', 'deleted'] }
+  delete: { during: 'deleting', done: 'deleted', from: ['running', 'stopped', 'error', 'provisioning', 'starting', 'stopping', 'restarting'], already: ['deleting', 'deleted'] }
 }
 
 const state = fc.constantFrom(...INSTANCE_STATES)
@@ -42,6 +42,9 @@ t.test('the action table is the intended one; steady and transitional states spl
     t.equal(duringOf(a), DOCUMENTED[a].during)
   }
   t.same([...STEADY_STATES, ...TRANSITIONAL, 'deleted'].sort(), [...INSTANCE_STATES].sort())
+  t.same([...TRANSITIONAL_STATES].sort(), [...TRANSITIONAL].sort())
+  for (const a of EVERY_ACTION) t.equal(actionDuring(DOCUMENTED[a].during), a, `${DOCUMENTED[a].during} is ${a}'s`)
+  for (const s of [...STEADY_STATES, 'deleted' as const]) t.equal(actionDuring(s), undefined, `no job holds ${s}`)
 })
 
 t.test('decide: queue exactly from `from`, noop exactly for `already`, else 409 busy (or deleted)', async (t) => {
@@ -57,9 +60,11 @@ t.test('decide: queue exactly from `from`, noop exactly for `already`, else 409 
   t.pass(`${INSTANCE_STATES.length * LIFECYCLE.length} state × action pairs, plus random draws`)
 })
 
-t.test('decide never queues from a transitional state or from deleted', async (t) => {
-  fc.assert(fc.property(fc.constantFrom(...TRANSITIONAL, 'deleted'), lifecycle, (s, a) => outcomeOf(s, a) !== 'queue'),
+t.test('decide never queues from deleted, nor from a transitional state except a delete', async (t) => {
+  fc.assert(fc.property(fc.constantFrom(...TRANSITIONAL, 'deleted'), lifecycle, (s, a) => outcomeOf(s, a) !== 'queue' || (a === 'delete' && s !== 'deleted')),
     { examples: allPairs([...TRANSITIONAL, 'deleted' as const], LIFECYCLE) })
+  // Delete always works: from every state but deleted and deleting (nothing to do there) it queues.
+  for (const s of INSTANCE_STATES) t.equal(outcomeOf(s, 'delete'), s === 'deleted' || s === 'deleting' ? 'noop' : 'queue', `delete from ${s}`)
   // And the converse: from a steady state every action either queues or has nothing to do.
   fc.assert(fc.property(fc.constantFrom(...STEADY_STATES), lifecycle, (s, a) => {
     const outcome = outcomeOf(s, a)
@@ -83,10 +88,10 @@ t.test('every edge an action takes is allowed: from → during, during → done,
   t.pass()
 })
 
-t.test('a transitional state ends only in its action\'s done state or in error', async (t) => {
+t.test('a transitional state ends only in its action\'s done state, in error, or in deleting', async (t) => {
   fc.assert(fc.property(action, state, (a, to) => {
     const rule = ACTIONS[a]
-    return canMove(rule.during, to) === (to === rule.done || to === 'error')
+    return canMove(rule.during, to) === (to === rule.done || to === 'error' || (to === 'deleting' && rule.during !== 'deleting'))
   }), { examples: allPairs(EVERY_ACTION, INSTANCE_STATES) })
   t.pass()
 })
@@ -111,6 +116,6 @@ t.test('assertMove throws exactly on a disallowed edge, naming both states', asy
     return thrown !== undefined && thrown.message.includes(`${from} -> ${to}`)
   }), { examples: allPairs(INSTANCE_STATES, INSTANCE_STATES), numRuns: 500 })
   for (const [from, to] of allPairs(INSTANCE_STATES, INSTANCE_STATES)) if (canMove(from, to)) allowed++
-  // 5 transitional × 2, running 6, stopped 5, error 6, deleted 0
-  t.equal(allowed, 27, 'the number of allowed edges is the documented one')
+  // 5 transitional × 2, 4 of them to deleting, running 6, stopped 5, error 6, deleted 0
+  t.equal(allowed, 31, 'the number of allowed edges is the documented one')
 })

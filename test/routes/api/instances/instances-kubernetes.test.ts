@@ -161,7 +161,7 @@ t.test('the reconciler records drift: scaled to 0 behind our back is stopped, a 
 
   const before = await api.status(id)
   const quiet = await app.instances.reconcileNow()
-  t.same(quiet, { checked: 1, corrected: 0, unreachable: [] }, 'nothing changed: nothing corrected')
+  t.same(quiet, { checked: 1, corrected: 0, unreachable: [], abandoned: 0 }, 'nothing changed: nothing corrected')
   t.same(await api.status(id), before, 'state, status and updated_at untouched')
   t.match((await api.detail(id)).last_sync, /^\d{4}-\d\d-\d\d \d\d:\d\d$/, 'but the comparison is recorded')
   t.same(await api.activities(id), ['instance.created', 'instance.running'], 'and nothing is added to the feed')
@@ -184,7 +184,7 @@ t.test('the reconciler records drift: scaled to 0 behind our back is stopped, a 
   const [error] = await app.sql<{ title: string }>({ text: "SELECT title FROM activities WHERE instance_id = $1 AND type = 'instance.error'", values: [id] })
   t.match(error?.title, /reconciler/, 'saying who found it')
 
-  t.same(await app.instances.reconcileNow(), { checked: 1, corrected: 0, unreachable: [] }, 'a second round changes nothing more')
+  t.same(await app.instances.reconcileNow(), { checked: 1, corrected: 0, unreachable: [], abandoned: 0 }, 'a second round changes nothing more')
   t.equal((await api.post(id, 'start')).statusCode, 202, 'start recreates what is gone')
   t.equal((await api.waitFor(id, ['running', 'error'])).state, 'running')
   t.ok(kube.get('Deployment', namespace, name), 'the Deployment is back')
