@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { Success } from './common.ts'
-import { MAX_STORAGE_GB, MAX_USERS } from '../plugins/app/plans/recommendation-query.ts'
+import { MAX_STORAGE_GB, MAX_USERS } from '../plugins/app/plans/recommendation-request.ts'
 
 const money = (description: string) => Type.Number({ minimum: 0, description: `${description}, in major units of \`currency\` (at most its decimals)` })
 const count = (description: string) => Type.Integer({ minimum: 0, description })

@@ -2,7 +2,7 @@ import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { PRODUCT_VERSION } from '../../../lib/version.ts'
 import { toActivityView } from '../activity/activity.service.ts'
 import { INSTANCE_STATES, type InstanceState } from '../instances/instance.entity.ts'
-import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard.billing.ts'
+import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard-billing.ts'
 import { DASHBOARD, type DashboardRow } from './dashboard.queries.ts'
 
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')

@@ -17,7 +17,7 @@ import { INSTANCE_STATUS, LIST_INSTANCES, type InstanceStatusRow, type InstanceS
 import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
-import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance-views.ts'
+import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound } from './instances.errors.ts'
 
 export const INSTANCE_QUEUE = 'instance-actions'

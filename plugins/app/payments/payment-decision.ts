@@ -1,5 +1,5 @@
 import type { Subscription } from '../subscriptions/subscription.entity.ts'
-import { formatMoney } from '../subscriptions/subscription-view.ts'
+import { formatMoney } from '../subscriptions/subscription.view.ts'
 import type { PaymentEvent } from './payment-provider.ts'
 
 export type PaymentDecision = { status: 'paid' } | { status: 'failed', reason: string }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { PlanRecord } from './plan-view.ts'
+import type { PlanRecord } from './plan.view.ts'
 
 /** One plan as the catalog defines it: a plan record before it has an id. Money in integer minor units (EUR cents). */
 export type PlanCatalogEntry = Omit<PlanRecord, 'id' | 'createdAt' | 'updatedAt'>

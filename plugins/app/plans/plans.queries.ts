@@ -1,6 +1,6 @@
 import type { Statement } from '../../../lib/sql.ts'
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
-import type { PlanRecord } from './plan-view.ts'
+import type { PlanRecord } from './plan.view.ts'
 
 /**
  * The version of the active catalog: each active row's id and xmin (the id of

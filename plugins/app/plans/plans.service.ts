@@ -1,11 +1,11 @@
 import type { UserActor } from '../../../lib/actor.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { tenantSql } from '../../../lib/tenant-sql.ts'
-import { toPlanView, type PlanRecord, type PlanView } from './plan-view.ts'
+import { toPlanView, type PlanRecord, type PlanView } from './plan.view.ts'
 import { PlanNotFound } from './plans.errors.ts'
 import { ACTIVE_PLANS, TENANT_PLAN_STATE, toPlanRecord, type PlanRow, type TenantPlanStateRow } from './plans.queries.ts'
 import { buildRecommendation, type Recommendation } from './recommendation.ts'
-import { normaliseRecommendationQuery, queryValidationError, type RawRecommendationQuery } from './recommendation-query.ts'
+import { normaliseRecommendationQuery, queryValidationError, type RawRecommendationQuery } from './recommendation-request.ts'
 
 /**
  * The plan catalog, read with one prepared statement (a handful of rows, so

@@ -1,4 +1,4 @@
-import { toPlanView, type PlanRecord, type PlanView } from './plan-view.ts'
+import { toPlanView, type PlanRecord, type PlanView } from './plan.view.ts'
 import { quote, toPricingView, type PriceRequest, type PricingView, type Quote } from './pricing.ts'
 
 export interface TenantPlanState {

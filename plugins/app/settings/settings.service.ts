@@ -5,7 +5,7 @@ import { requireAdmin } from '../../../lib/roles.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { TenantSettings } from './tenant-settings.entity.ts'
-import { parseSettingsUpdate, type SettingsChange, type SettingsUpdate } from './settings.validation.ts'
+import { parseSettingsUpdate, type SettingsChange, type SettingsUpdate } from './settings-validation.ts'
 import { loadSettingsView, toSettingsView, type SettingsView } from './settings.view.ts'
 
 export interface SettingsServiceDeps {

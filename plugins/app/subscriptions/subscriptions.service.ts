@@ -15,7 +15,7 @@ import { assertQuantities, findActivePlan, findCheckoutPlan, quantitiesFor, defa
 import { assertTransition } from './subscription-states.ts'
 import { lockSubscription, retryOnce } from './subscription-lock.ts'
 import { Subscription, type SubscriptionStatus } from './subscription.entity.ts'
-import { formatMoney, loadSubscriptionView, toConfigurationView, type ConfigurationView, type SubscriptionView } from './subscription-view.ts'
+import { formatMoney, loadSubscriptionView, toConfigurationView, type ConfigurationView, type SubscriptionView } from './subscription.view.ts'
 import { NothingToConfirm, PaymentRequired, PlanNotTrial, SubscriptionNotFound, SubscriptionPlanMismatch, TrialAlreadyUsed } from './subscriptions.errors.ts'
 
 const DAY_MS = 86_400_000

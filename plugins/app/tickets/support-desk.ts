@@ -6,7 +6,7 @@ import type { Tenant } from '../tenants/tenant.entity.ts'
 import { countMessages } from './message-counts.ts'
 import { Ticket, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
 import { checkPriority, checkStatus, isUuid, supportActor } from './ticket-rules.ts'
-import { toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket-views.ts'
+import { toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket.view.ts'
 import type { PageInfo, TicketsService } from './tickets.service.ts'
 
 export interface TenantRef {

@@ -8,7 +8,7 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import { User } from '../users/user.entity.ts'
 import { Ticket, TicketMessage, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
 import { LIMITS, checkPriority, checkStatus, cleanText, isUuid, supportStaffName } from './ticket-rules.ts'
-import { toTicketDetail, toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket-views.ts'
+import { toTicketDetail, toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket.view.ts'
 import { TicketAlreadyClosed } from './tickets.errors.ts'
 import { countMessages } from './message-counts.ts'
 

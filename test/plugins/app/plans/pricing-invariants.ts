@@ -4,7 +4,7 @@
  * Shared by the pure property test and the HTTP ones.
  */
 import fc from 'fast-check'
-import type { PlanRecord } from '../../../../plugins/app/plans/plan-view.ts'
+import type { PlanRecord } from '../../../../plugins/app/plans/plan.view.ts'
 import type { PricingView } from '../../../../plugins/app/plans/pricing.ts'
 
 /** Decimals per ISO 4217, written out so the check does not lean on lib/money.ts. */

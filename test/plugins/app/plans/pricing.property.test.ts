@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { quote, toPricingView, type PriceRequest } from '../../../../plugins/app/plans/pricing.ts'
-import { MAX_STORAGE_GB, MAX_USERS } from '../../../../plugins/app/plans/recommendation-query.ts'
+import { MAX_STORAGE_GB, MAX_USERS } from '../../../../plugins/app/plans/recommendation-request.ts'
 import { arbitraryPlan, pricingMatchesPlan, pricingViolations } from './pricing-invariants.ts'
 
 const request: fc.Arbitrary<PriceRequest> = fc.record({

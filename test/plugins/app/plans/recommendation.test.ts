@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { PlanRecord } from '../../../../plugins/app/plans/plan-view.ts'
+import type { PlanRecord } from '../../../../plugins/app/plans/plan.view.ts'
 import { buildRecommendation, pickPlan } from '../../../../plugins/app/plans/recommendation.ts'
 
 let nextId = 1

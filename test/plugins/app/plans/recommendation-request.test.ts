@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import {
   MAX_STORAGE_GB, MAX_USERS, normaliseRecommendationQuery, queryValidationError, type RawRecommendationQuery
-} from '../../../../plugins/app/plans/recommendation-query.ts'
+} from '../../../../plugins/app/plans/recommendation-request.ts'
 import { toErrorBody } from '../../../../plugins/app/http/envelope.ts'
 
 const normalised = (query: RawRecommendationQuery) => {
