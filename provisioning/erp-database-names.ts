@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '../lib/uuid.ts'
 
 export interface ErpDatabaseNames {
   database: string
@@ -9,7 +8,7 @@ export interface ErpDatabaseNames {
 
 /** The lowercase hyphenated form, so that `ABC…` and `abc…` name the same database and get the same password. */
 export function canonicalInstanceId (instanceId: string): string {
-  if (!UUID.test(instanceId)) throw new TypeError(`instance id must be a uuid, got ${JSON.stringify(instanceId)}`)
+  if (!isUuid(instanceId)) throw new TypeError(`instance id must be a uuid, got ${JSON.stringify(instanceId)}`)
   return instanceId.toLowerCase()
 }
 

@@ -8,6 +8,7 @@ import { User } from '../users/user.entity.ts'
 import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
+import { isUuid } from '../../../lib/uuid.ts'
 
 export interface TokenSigner {
   sign: (payload: { sid: string, tid: string }, options: { sub: string }) => string
@@ -57,8 +58,6 @@ WHERE s.id = $1 AND s.user_id = $2 AND s.tenant_id = $3
   AND u.active AND t.status = 'active'`
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** A read that runs in the authentication statement: `text` selects from the caller's tenant as `auth.tenant_id`. */
 export interface InlineRead {
   name: string
@@ -100,7 +99,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       throw TokenInvalid()
     }
     const { sid, tid, sub } = claims
-    if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
+    if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !isUuid(sid) || !isUuid(tid) || !isUuid(sub)) {
       throw TokenInvalid()
     }
     return [sid, sub, tid]
