@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { addMember, signup, type SignedUp } from '../support/accounts.ts'
 import { startMcpFixture } from '../support/mcp.ts'
-import { recordInstance } from '../routes/api/instances/fixtures.ts'
+import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, restCall, useTool } from './tool-helpers.ts'
 
 /** A read tool and the REST route a portal client asks for the same thing; `pick` takes the tool's part that the route answers. */

@@ -10,7 +10,7 @@ FROM activities
 WHERE tenant_id = $1
   AND ($2::bigint IS NULL OR id < $2)
   AND ($3::text IS NULL OR type = $3)
-  AND ($4::uuid IS NULL OR instance_id = $4)
+  AND ($4::bigint IS NULL OR instance_id = $4)
 ORDER BY id DESC
 LIMIT $5`
 }
@@ -24,6 +24,7 @@ export interface ActivityRow {
   actor_name: string
   target_type: string | null
   target_id: string | null
-  instance_id: string | null
+  /** bigint: a string from pg. */
+  instance_id: string | number | null
   created_at: Date | string
 }

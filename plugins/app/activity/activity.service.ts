@@ -13,7 +13,8 @@ export interface ActivityInput {
   title: string
   targetType?: string
   targetId?: string
-  instanceId?: string | null
+  /** The instance the change is about (its integer id). */
+  instanceId?: number | null
 }
 
 export interface ActivityView {
@@ -23,7 +24,7 @@ export interface ActivityView {
   actor: { kind: ActorKind, id: string | null, name: string }
   target_type: string | null
   target_id: string | null
-  instance_id: string | null
+  instance_id: number | null
   created_at: string
 }
 
@@ -32,7 +33,7 @@ export interface ActivityQuery {
   limit?: number
   before?: number
   type?: string
-  instanceId?: string
+  instanceId?: number
 }
 
 /** Who to credit: the user, the agent (by client name, on behalf of its user), or the system job. */
@@ -50,7 +51,7 @@ export function toActivityView (row: ActivityRow): ActivityView {
     actor: { kind: row.actor_kind, id: row.actor_id, name: row.actor_name },
     target_type: row.target_type,
     target_id: row.target_id,
-    instance_id: row.instance_id,
+    instance_id: row.instance_id === null ? null : Number(row.instance_id),
     created_at: new Date(row.created_at).toISOString()
   }
 }

@@ -39,7 +39,11 @@ export default fp(async (fastify) => {
 
   fastify.addHook('onRequest', async (request) => {
     const url = request.routeOptions.url
-    if (url === undefined || authModeOf(url, request.routeOptions.config) !== 'portal') return
+    if (url === undefined) return
+    const mode = authModeOf(url, request.routeOptions.config)
+    // An inline route checks its token in its own statement, but a missing one is a 401 before validation, as everywhere.
+    if (mode === 'portal-inline') bearerToken(request)
+    if (mode !== 'portal') return
     const actor = await auth.authenticate(bearerToken(request))
     request.actor = actor
     request.scopeToTenant(actor.tenantId)

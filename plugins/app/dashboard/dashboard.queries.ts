@@ -70,6 +70,7 @@ ORDER BY name, id`
 }
 
 export interface InstanceRow {
+  /** bigint, read by pg as a string */
   id: string
   name: string
   subdomain: string

@@ -35,7 +35,8 @@ export function createDashboardService ({ sql, activity }: { sql: Sql, activity:
         version: PRODUCT_VERSION,
         subscription: subscriptionBlock(overview),
         configuration: configurationBlock(overview),
-        instances,
+        // bigint ids arrive from pg as strings; the API's instance ids are numbers.
+        instances: instances.map((row) => ({ ...row, id: Number(row.id) })),
         statistics: {
           users: { total: overview.users_total, active: overview.users_active, admins: overview.users_admins },
           tickets: { open: overview.tickets_open, answered: overview.tickets_answered },

@@ -44,7 +44,8 @@ export default fp(async (fastify) => {
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
     instancesDomain: config.INSTANCES_DOMAIN,
-    authenticateWith: fastify.auth.authenticateWith
+    authenticateWith: fastify.auth.authenticateWith,
+    log: fastify.log.child({ component: 'instances' })
   })
   const runJob = createInstanceJobRunner({
     em: orm.em,

@@ -49,9 +49,9 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
 
   async function specOf (em: EntityManager, instance: Instance, withDatabase: boolean): Promise<InstanceSpec> {
     const tenant = instance.tenant
-    const names = databases.namesFor(instance.id)
+    const names = databases.namesFor(instance.uid)
     return {
-      instanceId: instance.id,
+      instanceId: instance.uid,
       tenantId: tenant.id,
       tenantSubdomain: tenant.subdomain,
       subdomain: instance.subdomain,
@@ -59,7 +59,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
       host: `${instance.subdomain}.${deps.instancesDomain}`,
       resources: { memoryMb: instance.memoryMb, cpuMillicores: instance.cpuMillicores, storageGb: instance.storageGb, workers: instance.workers },
       database: withDatabase
-        ? await databases.ensure(instance.id)
+        ? await databases.ensure(instance.uid)
         : { host: databases.host, port: databases.port, name: names.database, user: names.role, password: '' }
     }
   }
@@ -107,7 +107,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
         break
       case 'delete':
         await backend.remove(spec)
-        await databases.drop(instance.id)
+        await databases.drop(instance.uid)
         return { state: 'missing' }
     }
     return waitFor(backend, spec, TARGET[action], signal)

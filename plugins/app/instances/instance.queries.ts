@@ -19,15 +19,16 @@ const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
 /** The same read for callers already authenticated (MCP tools): $1 the tenant, $2 the instance. */
 export const INSTANCE_STATUS: TenantStatement = {
   name: 'instances-status',
-  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::uuid`
+  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::bigint`
 }
 
 /** For polling: one primary-key lookup inside the token check (`auth.authenticateWith`), no backend call. */
 export const INSTANCE_STATUS_INLINE: InlineRead = {
   name: 'instances-status-inline',
-  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = auth.tenant_id AND id = $4::uuid`
+  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = auth.tenant_id AND id = $4::bigint`
 }
 
+/** pg reads bigint as a string (it may exceed 2^53 in general); instance ids never do, the views turn them into numbers. */
 export interface InstanceSummaryRow {
   id: string
   name: string
@@ -51,12 +52,14 @@ export interface InstanceStatusRow {
 
 /** Across tenants, for the reconciler: every instance in a steady state, with its tenant's subdomain. */
 export const STEADY_INSTANCES = `
-SELECT i.id, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
+SELECT i.id, i.uid, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
 FROM instances i JOIN tenants t ON t.id = i.tenant_id
 WHERE i.state IN ('running', 'stopped', 'error')`
 
 export interface SteadyInstanceRow {
   id: string
+  /** The instance's fixed uuid: what the backend labels carry. */
+  uid: string
   tenant_id: string
   name: string
   subdomain: string

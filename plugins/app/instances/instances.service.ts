@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Sql } from '../../../lib/sql.ts'
@@ -24,7 +25,7 @@ import { InstanceNotFound } from './instances.errors.ts'
 export const INSTANCE_QUEUE = 'instance-actions'
 
 export interface InstanceJobData {
-  instanceId: string
+  instanceId: number
   tenantId: string
   action: InstanceAction
 }
@@ -40,6 +41,7 @@ export interface InstancesServiceDeps {
   imageTemplate: string
   instancesDomain: string
   authenticateWith: AuthService['authenticateWith']
+  log: Pick<FastifyBaseLogger, 'warn'>
 }
 
 export type LifecycleAction = Exclude<InstanceAction, 'provision'>
@@ -48,20 +50,23 @@ export type LifecycleAction = Exclude<InstanceAction, 'provision'>
 export function createInstancesService (deps: InstancesServiceDeps) {
   const { sql, jobs, limits, backends, databases, transitions, instancesDomain } = deps
 
-  async function load (em: EntityManager, id: string, lock = false): Promise<Instance> {
+  async function load (em: EntityManager, id: number, lock = false): Promise<Instance> {
     const instance = await em.findOne(Instance, id, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
     if (instance === null) throw InstanceNotFound()
     return instance
   }
 
   async function detail (instance: Instance): Promise<InstanceDetailView> {
-    const sizes = await databases.sizes([instance.id]).catch(() => new Map<string, number>())
-    const { database } = databases.namesFor(instance.id)
+    const sizes = await databases.sizes([instance.uid]).catch((error: unknown) => {
+      deps.log.warn({ err: error, instanceId: instance.id }, 'Database size unavailable; database_size answered as null')
+      return new Map<string, number>()
+    })
+    const { database } = databases.namesFor(instance.uid)
     return toInstanceDetail(instance, {
       domain: instancesDomain,
       databaseName: database,
       databaseLocation: `${databases.host}:${databases.port}/${database}`,
-      databaseBytes: sizes.get(instance.id)
+      databaseBytes: sizes.get(instance.uid)
     })
   }
 
@@ -76,19 +81,19 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       return rows.map((row) => toInstanceSummary(row, instancesDomain))
     },
 
-    async get (em: EntityManager, _actor: Actor, id: string): Promise<InstanceDetailView> {
+    async get (em: EntityManager, _actor: Actor, id: number): Promise<InstanceDetailView> {
       return detail(await load(em, id))
     },
 
     /** The state alone, no backend call (MCP `get_instance_status`). */
-    async status (actor: Actor, id: string): Promise<InstanceStatusView> {
+    async status (actor: Actor, id: number): Promise<InstanceStatusView> {
       const [row] = await tenantSql(sql, actor.tenantId)<InstanceStatusRow>(INSTANCE_STATUS, [id])
       if (row === undefined) throw InstanceNotFound()
       return toInstanceStatus(row)
     },
 
     /** For polling: the bearer token is checked in the same statement as the read, one round trip. */
-    async pollStatus (token: string, id: string): Promise<InstanceStatusView> {
+    async pollStatus (token: string, id: number): Promise<InstanceStatusView> {
       const { row } = await deps.authenticateWith<InstanceStatusRow>(token, INSTANCE_STATUS_INLINE, [id])
       if (row === undefined) throw InstanceNotFound()
       return toInstanceStatus(row)
@@ -139,12 +144,17 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * Start, stop, restart or delete: `queued` when a job will do it; not queued
      * when the instance is already there (or on its way). 409 during another transition.
      */
-    async request (em: EntityManager, actor: Actor, id: string, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
+    async request (em: EntityManager, actor: Actor, id: number, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
       if (action === 'delete') requireAdmin(actor, 'delete instances')
+      // The backend check can take seconds (a network call), so it is made before
+      // the row lock, which the instance's job needs for its own state moves. An
+      // instance never changes backend; if a concurrent move turns a no-op into
+      // work in between, the job reports a backend that does not answer.
+      const seen = await load(em, id)
+      if (decide(seen.state, action) === 'queue') await backends.require(seen.backend)
       const outcome = await em.transactional(async (tx) => {
         const instance = await load(tx, id, true)
         if (decide(instance.state, action) === 'noop') return { queued: false, instance }
-        await backends.require(instance.backend)
         transitions.apply(tx, actor, instance, { to: ACTIONS[action].during })
         await tx.flush()
         await queue(tx, instance, action)
