@@ -47,7 +47,7 @@ t.test('another company\'s instance is INSTANCE_NOT_FOUND for every instance too
 t.test('invalid arguments are VALIDATION_FAILED naming the field, and record nothing', async (t) => {
   const before = await tenantSnapshot(app, admin.user.tenant_id)
   for (const tool of ID_TOOLS) {
-    for (const args of [{ instance_id: 'prod' }, {}, { instance_id: 42 }]) {
+    for (const args of [{ instance_id: 'prod' }, {}, { instance_id: '42' }, { instance_id: 0 }, { instance_id: 1.5 }, { instance_id: '00000000-0000-4000-8000-000000000000' }]) {
       const error = assertToolError(t, await useTool(app, token, tool, args), 'VALIDATION_FAILED', `${tool} ${JSON.stringify(args)}`)
       t.match(error.details.fields, [{ field: 'instance_id', in: 'arguments' }])
     }
