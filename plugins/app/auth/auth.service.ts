@@ -3,12 +3,12 @@ import type { Sql } from '../../../lib/sql.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { normalizeEmail } from '../../../lib/email.ts'
+import { isUuid } from '../../../lib/uuid.ts'
 import type { TenantsService, RegisterTenantInput } from '../tenants/tenants.service.ts'
 import { User } from '../users/user.entity.ts'
 import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
-import { isUuid } from '../../../lib/uuid.ts'
 
 export interface TokenSigner {
   sign: (payload: { sid: string, tid: string }, options: { sub: string }) => string
