@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { isUuid } from '../lib/uuid.ts'
 
 /** oidc-provider's account: the portal user, read from the `users` table by id. */
 export interface Account {
@@ -7,8 +8,6 @@ export interface Account {
 }
 
 export type FindAccount = (ctx: unknown, id: string) => Promise<Account | undefined>
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** An active user of an active company; a deactivated person or a suspended company gets no tokens. */
 const FIND_ACCOUNT = {
@@ -35,7 +34,7 @@ export function createFindAccount (pool: pg.Pool): FindAccount {
   const perRequest = new WeakMap<object, Map<string, Promise<Account | undefined>>>()
 
   return async (ctx, id) => {
-    if (!UUID.test(id)) return undefined
+    if (!isUuid(id)) return undefined
     if (typeof ctx !== 'object' || ctx === null) return load(id)
     let lookups = perRequest.get(ctx)
     if (lookups === undefined) perRequest.set(ctx, lookups = new Map())

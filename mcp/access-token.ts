@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
 import { defineError } from '../lib/errors.ts'
+import { isUuid } from '../lib/uuid.ts'
 
 /** The keys could not be fetched: the token may be fine, so the client is told to retry, not to sign in again. */
 export const SigningKeysUnavailable = defineError('AUTH_KEYS_UNAVAILABLE', 'The authorization server\'s signing keys cannot be fetched right now; try again shortly', 503)
@@ -32,8 +33,6 @@ export class AccessTokenRejected extends Error {
 }
 
 const VERIFIED_CACHE_SIZE = 10_000
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * Verifies access tokens from our authorization server: RS256 only (so `none`
@@ -90,7 +89,7 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
     // jose accepts an audience list that contains ours; our server issues exactly one.
     if (aud !== options.audience) throw new AccessTokenRejected('aud is not exactly this resource')
     if (typeof scope !== 'string' || !scope.split(' ').includes('mcp')) throw new AccessTokenRejected('the token lacks the mcp scope')
-    if (typeof sub !== 'string' || !UUID.test(sub)) throw new AccessTokenRejected('sub is not a portal user id')
+    if (typeof sub !== 'string' || !isUuid(sub)) throw new AccessTokenRejected('sub is not a portal user id')
     if (typeof jti !== 'string' || typeof clientId !== 'string' || typeof grantId !== 'string' || typeof exp !== 'number') {
       throw new AccessTokenRejected('jti, client_id, grant_id and exp are required')
     }

@@ -11,6 +11,7 @@ export type BackendName = 'docker' | 'kubernetes'
 
 /** Everything a backend needs to run one instance; built by the instances service from the database. */
 export interface InstanceSpec {
+  /** The instance's uid (a uuid that never changes; not the API's integer id): the value of the instance-id label. */
   instanceId: string
   tenantId: string
   /** The tenant's subdomain: names the Kubernetes namespace and the addons folder / claim. */

@@ -1,26 +1,30 @@
 import { createHmac } from 'node:crypto'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '../lib/uuid.ts'
 
 export interface ErpDatabaseNames {
   database: string
   role: string
 }
 
-/** The lowercase hyphenated form, so that `ABC…` and `abc…` name the same database and get the same password. */
-export function canonicalInstanceId (instanceId: string): string {
-  if (!UUID.test(instanceId)) throw new TypeError(`instance id must be a uuid, got ${JSON.stringify(instanceId)}`)
-  return instanceId.toLowerCase()
+/**
+ * Names and passwords derive from the instance's uid (a uuid that never
+ * changes), not from its integer API id, so they stay the same for an
+ * instance's whole life. The lowercase hyphenated form, so that `ABC…` and
+ * `abc…` name the same database and get the same password.
+ */
+export function canonicalInstanceId (instanceUid: string): string {
+  if (!isUuid(instanceUid)) throw new TypeError(`instance uid must be a uuid, got ${JSON.stringify(instanceUid)}`)
+  return instanceUid.toLowerCase()
 }
 
 /** `erp_` + the uuid's 32 hex digits: a plain lowercase identifier (36 chars, PostgreSQL allows 63). */
-export function erpDatabaseNames (instanceId: string): ErpDatabaseNames {
-  const name = `erp_${canonicalInstanceId(instanceId).replaceAll('-', '')}`
+export function erpDatabaseNames (instanceUid: string): ErpDatabaseNames {
+  const name = `erp_${canonicalInstanceId(instanceUid).replaceAll('-', '')}`
   return { database: name, role: name }
 }
 
-/** HMAC-SHA256(key, instance id), base64url: a retried job derives the same password, and none is stored. */
-export function erpDatabasePassword (passwordKey: Buffer, instanceId: string): string {
-  return createHmac('sha256', passwordKey).update(canonicalInstanceId(instanceId)).digest('base64url')
+/** HMAC-SHA256(key, instance uid), base64url: a retried job derives the same password, and none is stored. */
+export function erpDatabasePassword (passwordKey: Buffer, instanceUid: string): string {
+  return createHmac('sha256', passwordKey).update(canonicalInstanceId(instanceUid)).digest('base64url')
 }
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Success } from './common.ts'
+import { InstanceId, Success } from './common.ts'
 
 export const ActivityItem = Type.Object({
   id: Type.Integer({ description: 'Increasing; also the pagination cursor' }),
@@ -11,8 +11,8 @@ export const ActivityItem = Type.Object({
     name: Type.String()
   }),
   target_type: Type.Union([Type.String(), Type.Null()]),
-  target_id: Type.Union([Type.String(), Type.Null()]),
-  instance_id: Type.Union([Id, Type.Null()]),
+  target_id: Type.Union([Type.String(), Type.Null()], { description: 'The target\'s id as text: a uuid, a plan configuration\'s number, or an instance\'s integer id in decimal (e.g. "42")' }),
+  instance_id: Type.Union([InstanceId, Type.Null()], { description: 'The instance the activity is about, if any' }),
   created_at: Type.String({ format: 'date-time' })
 })
 
@@ -20,7 +20,7 @@ export const ActivityQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
   before: Type.Optional(Type.Integer({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Only this activity type' })),
-  instance_id: Type.Optional(Type.String({ ...Id, description: 'Only activities about this instance (its id)' }))
+  instance_id: Type.Optional(Type.Integer({ ...InstanceId, description: 'Only activities about this instance (its id)' }))
 }, { additionalProperties: false })
 
 export const ActivityListResponse = Success({

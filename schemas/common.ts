@@ -3,6 +3,15 @@ import { Type, type TSchema } from 'typebox'
 export const Id = Type.String({ format: 'uuid', description: 'Identifier (UUID)' })
 export const IdParams = Type.Object({ id: Id })
 
+/**
+ * An instance's id: a positive integer from a bigint identity. The ceiling is
+ * 2^53 - 1 (Number.MAX_SAFE_INTEGER), the largest integer a JavaScript client
+ * (and the JSON parsers of most languages) reads exactly; a sequence that
+ * counts one by one never gets there.
+ */
+export const InstanceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Instance id (a positive integer)', examples: [42] })
+export const InstanceIdParams = Type.Object({ id: InstanceId })
+
 export const ErrorEnvelope = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({

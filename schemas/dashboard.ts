@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Success } from './common.ts'
+import { Id, InstanceId, Success } from './common.ts'
 import { ActivityItem } from './activity.ts'
 import { INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 
@@ -37,7 +37,7 @@ export const DashboardResponse = Success({
       billing_cycle: Type.Union([Type.String(), Type.Null()])
     }), Type.Null()], { description: 'The plan configuration chosen for checkout; null when none' }),
     instances: Type.Array(Type.Object({
-      id: Id,
+      id: InstanceId,
       name: Type.String(),
       subdomain: Type.String(),
       erp_version: Type.String(),

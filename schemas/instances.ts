@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 import { SUBDOMAIN_PATTERN } from '../lib/subdomains.ts'
-import { Id, Success } from './common.ts'
+import { InstanceId, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const InstanceState = Type.Enum(INSTANCE_STATES, {
@@ -22,7 +22,7 @@ export const CreateInstanceBody = Type.Object({
 }, { additionalProperties: false })
 
 const Common = {
-  id: Id,
+  id: InstanceId,
   name: Type.String(),
   url: Type.String({ description: '`https://<subdomain>.<INSTANCES_DOMAIN>` (http for a localhost domain)' }),
   subdomain: Type.String(),
@@ -58,7 +58,7 @@ export const InstanceActionResponse = Success({
   instance: InstanceDetail
 })
 export const InstanceStatusResponse = Success({
-  id: Id,
+  id: InstanceId,
   state: InstanceState,
   status: Type.Enum(INSTANCE_STATES),
   updated_at: Type.String({ format: 'date-time' })

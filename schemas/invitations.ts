@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Pagination, Success } from './common.ts'
+import { Id, InstanceId, Pagination, Success } from './common.ts'
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: '`admin` manages the company account; `user` uses it' })
 const Timestamp = Type.String({ format: 'date-time' })
@@ -8,7 +8,7 @@ export const InviteBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Who to invite; becomes their login' }),
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Their full name' }),
   role: Role,
-  instance_id: Type.Optional(Type.Union([Id, Type.Null()], { description: 'An instance of this company the invitation is about' }))
+  instance_id: Type.Optional(Type.Union([InstanceId, Type.Null()], { description: 'An instance of this company the invitation is about' }))
 }, { additionalProperties: false })
 
 export const InvitationStatus = Type.Union(
@@ -21,7 +21,7 @@ export const Invitation = Type.Object({
   email: Type.String(),
   name: Type.String(),
   role: Role,
-  instance_id: Type.Union([Id, Type.Null()]),
+  instance_id: Type.Union([InstanceId, Type.Null()]),
   status: InvitationStatus,
   expires_at: Timestamp,
   created_at: Timestamp,

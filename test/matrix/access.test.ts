@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { build } from '../support/build.ts'
 import { addMember, bearer, signup, type SignedUp } from '../support/accounts.ts'
 import { ROUTES, type Resource } from './routes.ts'
+import { recordInstance } from '../support/instance-rows.ts'
 import { tenantSnapshot } from '../support/snapshot.ts'
 
 const registered = (app: FastifyInstance) => app.routeTable
@@ -25,14 +26,10 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   const ticket = await app.inject({ method: 'POST', url: '/api/tickets/create', headers: bearer(admin.token), payload: { subject: 'Owned ticket', description: 'Text', priority: 'normal' } })
   const invitation = await app.inject({ method: 'POST', url: '/api/users/invite', headers: bearer(admin.token), payload: { email: `owned-${admin.user.id}@example.com`, name: 'Owned', role: 'user' } })
   // Recorded directly: the matrix checks access, not backends (test/routes/api/instances does those).
-  const [instance] = await app.sql<{ id: string }>({
-    text: `INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at)
-      VALUES (gen_random_uuid(), $1, 'Owned', 'owned-' || substr(md5(random()::text), 1, 12), '17.0', 'docker', 'running', 'odoo:17.0', 1024, 1000, 10, now(), now()) RETURNING id`,
-    values: [admin.user.tenant_id]
-  })
+  const instance = await recordInstance(app, admin.user.tenant_id, { name: 'Owned' })
   const grant = `grant-${admin.user.id}`
   await app.sql({ text: "INSERT INTO oidc_payloads (kind, id, payload) VALUES ('Grant', $1, $2)", values: [grant, JSON.stringify({ accountId: admin.user.id, clientId: 'matrix' })] })
-  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: instance!.id, grant }
+  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant }
 }
 
 
@@ -43,12 +40,16 @@ t.test('every registered route is classified, and every classified route exists'
   t.same(Object.keys(ROUTES).filter((key) => !routes.includes(key)), [], 'classified routes that no longer exist')
 })
 
-t.test('without a token, every member and admin route answers 401', async (t) => {
+t.test('without a token, every member and admin route answers 401, whatever the id looks like', async (t) => {
   const { app } = await build(t)
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.access !== 'member' && spec.access !== 'admin') continue
-    const response = await app.inject(request(key, '00000000-0000-4000-8000-000000000000'))
-    t.equal(response.statusCode, 401, key)
+    const ids = key.includes(':id') ? ['00000000-0000-4000-8000-000000000000', '42', 'abc', '1.5', '0', '-1', '99999999999999999999'] : [undefined]
+    for (const id of ids) {
+      const response = await app.inject(request(key, id))
+      t.equal(response.statusCode, 401, `${key} id=${id}`)
+      t.equal(response.json().error.code, 'TOKEN_MISSING', `${key} id=${id}`)
+    }
   }
 })
 
@@ -87,12 +88,16 @@ t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route tha
   const attacker = await signup(app)
   const victim = await signup(app)
   const theirs = await resourcesOf(app, victim)
+  // The probe is the neighbour's real integer id (a well-formed id of a row that exists), so a 404 is scoping, not validation.
+  t.match(theirs.instance, /^[1-9]\d*$/, 'instance ids are integers')
+  t.equal((await app.inject({ method: 'GET', url: `/api/instances/${theirs.instance}`, headers: bearer(victim.token) })).statusCode, 200, 'the owner reaches it by that id')
   const before = await tenantSnapshot(app, victim.user.tenant_id)
   let checked = 0
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.resource === undefined || spec.access === 'operator' || spec.access === 'public') continue
     const response = await app.inject({ ...request(key, theirs[spec.resource]), headers: bearer(attacker.token) })
     t.equal(response.statusCode, 404, key)
+    t.equal(response.json().error.code.endsWith('NOT_FOUND'), true, `${key}: ${response.json().error.code}`)
     checked++
   }
   t.ok(checked >= 6, `${checked} routes checked`)

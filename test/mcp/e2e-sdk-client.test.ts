@@ -12,7 +12,7 @@ import { addMember, bearer, signup } from '../support/accounts.ts'
 import { mcpHeaders } from '../support/mcp.ts'
 import { BrowserOAuthProvider } from '../support/mcp-oauth-provider.ts'
 import { startSingleOrigin } from '../support/single-origin.ts'
-import { instanceRow, recordInstance } from '../routes/api/instances/fixtures.ts'
+import { instanceRow, recordInstance } from '../support/instance-rows.ts'
 import { latestActivity, tenantSnapshot } from './tool-helpers.ts'
 
 const TOOLS = [

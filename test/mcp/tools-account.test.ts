@@ -1,7 +1,7 @@
 import t from 'tap'
 import { addMember, signup } from '../support/accounts.ts'
 import { startMcpFixture } from '../support/mcp.ts'
-import { recordInstance } from '../routes/api/instances/fixtures.ts'
+import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, personName, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 const { app, connectAgent } = await startMcpFixture(t)

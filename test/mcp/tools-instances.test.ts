@@ -3,7 +3,7 @@ import { signup } from '../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../support/docker/engine.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain } from '../support/instances.ts'
 import { startMcpFixture } from '../support/mcp.ts'
-import { recordInstance } from '../routes/api/instances/fixtures.ts'
+import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, latestActivity, personName, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 const ID_TOOLS = ['get_instance', 'get_instance_status', 'start_instance', 'stop_instance', 'restart_instance']
@@ -23,8 +23,8 @@ t.test('list_instances, get_instance and get_instance_status read the company\'s
   const foreign = await recordInstance(app, other.user.tenant_id)
 
   const { instances } = assertToolSuccess(t, await useTool(app, token, 'list_instances'), 'list_instances')
-  t.same(instances.map((instance: { id: string }) => instance.id).sort(), [running, stopped].sort(), 'its own two, not the other company\'s')
-  t.notOk(instances.some((instance: { id: string }) => instance.id === foreign))
+  t.same(instances.map((instance: { id: number }) => instance.id).sort(), [running, stopped].sort(), 'its own two, not the other company\'s')
+  t.notOk(instances.some((instance: { id: number }) => instance.id === foreign))
 
   const { instance } = assertToolSuccess(t, await useTool(app, token, 'get_instance', { instance_id: stopped }), 'get_instance')
   t.match(instance, { id: stopped, state: 'stopped', backend: 'kubernetes', erp_version: '17.0', memory: 1024, cpu: 1, storage: 10, database_name: String })
@@ -47,7 +47,7 @@ t.test('another company\'s instance is INSTANCE_NOT_FOUND for every instance too
 t.test('invalid arguments are VALIDATION_FAILED naming the field, and record nothing', async (t) => {
   const before = await tenantSnapshot(app, admin.user.tenant_id)
   for (const tool of ID_TOOLS) {
-    for (const args of [{ instance_id: 'prod' }, {}, { instance_id: 42 }]) {
+    for (const args of [{ instance_id: 'prod' }, {}, { instance_id: '42' }, { instance_id: 0 }, { instance_id: 1.5 }, { instance_id: '00000000-0000-4000-8000-000000000000' }]) {
       const error = assertToolError(t, await useTool(app, token, tool, args), 'VALIDATION_FAILED', `${tool} ${JSON.stringify(args)}`)
       t.match(error.details.fields, [{ field: 'instance_id', in: 'arguments' }])
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { addMember, signup, type SignedUp } from '../support/accounts.ts'
 import { startMcpFixture } from '../support/mcp.ts'
-import { recordInstance } from '../routes/api/instances/fixtures.ts'
+import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, restCall, useTool } from './tool-helpers.ts'
 
 /** A read tool and the REST route a portal client asks for the same thing; `pick` takes the tool's part that the route answers. */
@@ -37,14 +37,15 @@ async function restFailure (person: SignedUp, { route, args, body }: FailingPair
 
 t.test('errors: the same code, message and details as the REST envelope', async (t) => {
   const unknown = randomUUID()
+  const unknownInstance = Number.MAX_SAFE_INTEGER
   const instance = (change: Record<string, unknown>) => ({ name: 'Parity', subdomain: `parity-${unknown.slice(0, 8)}`, erp_version: '17.0', backend: 'kubernetes', ...change })
   const pairs: FailingPair[] = [
     { tool: 'get_subscription', args: {}, route: 'GET /api/subscription/current' },
     { tool: 'get_ticket', args: { ticket_id: unknown }, route: `GET /api/tickets/${unknown}` },
     { tool: 'reply_to_ticket', args: { ticket_id: unknown, message: 'Anyone there?' }, route: `POST /api/tickets/${unknown}/reply`, body: { message: 'Anyone there?' } },
-    { tool: 'get_instance', args: { instance_id: unknown }, route: `GET /api/instances/${unknown}` },
-    { tool: 'get_instance_status', args: { instance_id: unknown }, route: `GET /api/instances/${unknown}/status` },
-    { tool: 'stop_instance', args: { instance_id: unknown }, route: `POST /api/instances/${unknown}/stop`, body: {} },
+    { tool: 'get_instance', args: { instance_id: unknownInstance }, route: `GET /api/instances/${unknownInstance}` },
+    { tool: 'get_instance_status', args: { instance_id: unknownInstance }, route: `GET /api/instances/${unknownInstance}/status` },
+    { tool: 'stop_instance', args: { instance_id: unknownInstance }, route: `POST /api/instances/${unknownInstance}/stop`, body: {} },
     { tool: 'create_instance', args: instance({ subdomain: 'www' }), route: 'POST /api/instances/create' },
     { tool: 'create_instance', args: instance({ erp_version: '15.0' }), route: 'POST /api/instances/create' },
     { tool: 'create_instance', args: instance({}), route: 'POST /api/instances/create' },

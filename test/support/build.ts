@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { MikroORM } from '@mikro-orm/postgresql'
 import { buildApp } from '../../app.ts'
 import { loadConfig, type AppConfig } from '../../config/env.ts'
@@ -49,11 +49,13 @@ export async function build (t: TestContext, options: {
   env?: Record<string, unknown>
   databaseUrl?: string
   routes?: (app: FastifyInstance) => void
+  /** Default: no logging. */
+  logger?: FastifyServerOptions['logger']
 } = {}): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? await createTestDatabase(t)
   const config = testConfig(databaseUrl, options.env)
   const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax: 5 }))
-  const app = await buildApp({ config, orm, logger: false })
+  const app = await buildApp({ config, orm, logger: options.logger ?? false })
   options.routes?.(app)
   await app.ready()
   t.teardown(async () => {

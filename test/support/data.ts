@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { instanceRowsStatement } from './instance-rows.ts'
 
 export interface BulkCounts { users?: number, tickets?: number, instances?: number, activities?: number }
 export type Execute = (text: string, values: unknown[]) => Promise<unknown>
@@ -20,9 +21,8 @@ export async function fillTenantWith (execute: Execute, tenantId: string, counts
       FROM generate_series(1, $2::int) g`, [tenantId, counts.tickets])
   }
   if (counts.instances) {
-    await execute(`INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at)
-      SELECT gen_random_uuid(), $1, 'Instance ' || g, 'bulk-' || $2 || '-' || g, '17.0', 'docker', CASE WHEN g % 2 = 0 THEN 'running' ELSE 'stopped' END, 'odoo:17.0', 1024, 1000, 10, now(), now()
-      FROM generate_series(1, $3::int) g`, [tenantId, tag, counts.instances])
+    const rows = instanceRowsStatement(tenantId, { count: counts.instances, name: 'Instance', subdomain: `bulk-${tag}`, states: ['stopped', 'running'] })
+    await execute(rows.text, rows.values)
   }
   if (counts.activities) {
     await execute(`INSERT INTO activities (tenant_id, type, title, actor_kind, actor_id, actor_name, created_at)

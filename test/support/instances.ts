@@ -70,12 +70,12 @@ export async function cleanupInstances (databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
-    const { rows } = await client.query<{ id: string, subdomain: string }>('SELECT id, subdomain FROM instances')
+    const { rows } = await client.query<{ uid: string, subdomain: string }>('SELECT uid, subdomain FROM instances')
     const docker = dockerClient()
-    for (const { id, subdomain } of rows) {
+    for (const { uid, subdomain } of rows) {
       await docker.getContainer(`erp-${subdomain}`).remove({ force: true, v: true }).catch(() => {})
       await docker.getVolume(`erp-${subdomain}-data`).remove().catch(() => {})
-      const name = erpDatabaseNames(id).database
+      const name = erpDatabaseNames(uid).database
       await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`).catch(() => {})
       await client.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`).catch(() => {})
     }
@@ -87,7 +87,7 @@ export async function cleanupInstances (databaseUrl: string): Promise<void> {
 export interface StatusAnswer { state: string, status: string, updated_at: string }
 
 /** Polls the status route until the state is one of `states` (or fails after `timeoutMs`). */
-export async function waitForState (app: FastifyInstance, token: string, id: string, states: string[], timeoutMs = 60_000): Promise<StatusAnswer> {
+export async function waitForState (app: FastifyInstance, token: string, id: number, states: string[], timeoutMs = 60_000): Promise<StatusAnswer> {
   const deadline = Date.now() + timeoutMs
   let last: StatusAnswer | undefined
   while (Date.now() < deadline) {

@@ -23,7 +23,8 @@ const ActivitySchema = defineEntity({
     actorName: p.string().length(200),
     targetType: p.string().length(40).nullable(),
     targetId: p.string().length(64).nullable(),
-    instanceId: p.uuid().nullable(),
+    /** The instance the activity is about: its integer id. */
+    instanceId: p.bigint('number').nullable(),
     createdAt: createdAt()
   },
   indexes: [

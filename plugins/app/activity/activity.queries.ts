@@ -19,7 +19,7 @@ FROM activities
 WHERE tenant_id = $1
   AND ($2::bigint IS NULL OR id < $2)
   AND ($3::text IS NULL OR type = $3)
-  AND ($4::uuid IS NULL OR instance_id = $4)
+  AND ($4::bigint IS NULL OR instance_id = $4)
 ORDER BY id DESC
 LIMIT $5`
 }
@@ -32,6 +32,7 @@ export interface ActivityRow {
   actor: { kind: ActorKind, id: string | null, name: string }
   target_type: string | null
   target_id: string | null
-  instance_id: string | null
+  /** A number through JSON (`auth.sessionSql`), a string straight from pg (bigint). */
+  instance_id: string | number | null
   created_at: string
 }

@@ -12,7 +12,8 @@ export interface ActivityInput {
   title: string
   targetType?: string
   targetId?: string
-  instanceId?: string | null
+  /** The instance the change is about (its integer id). */
+  instanceId?: number | null
 }
 
 export interface ActivityView {
@@ -22,7 +23,7 @@ export interface ActivityView {
   actor: { kind: ActorKind, id: string | null, name: string }
   target_type: string | null
   target_id: string | null
-  instance_id: string | null
+  instance_id: number | null
   created_at: string
 }
 
@@ -31,7 +32,7 @@ export interface ActivityQuery {
   limit?: number
   before?: number
   type?: string
-  instanceId?: string
+  instanceId?: number
 }
 
 /** Who to credit: the user, the agent (by client name, on behalf of its user), or the system job. */
@@ -43,7 +44,8 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
 
 /** The row is the view (see ACTIVITY_COLUMNS) but for the id, which pg hands over as a string (bigint). */
 export function toActivityView (row: ActivityRow): ActivityView {
-  return typeof row.id === 'number' ? row as ActivityView : { ...row, id: Number(row.id) }
+  if (typeof row.id === 'number') return row as ActivityView // through JSON: numbers already
+  return { ...row, id: Number(row.id), instance_id: row.instance_id === null ? null : Number(row.instance_id) }
 }
 
 export function createActivityService () {

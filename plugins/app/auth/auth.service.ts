@@ -4,6 +4,7 @@ import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { normalizeEmail } from '../../../lib/email.ts'
+import { isUuid } from '../../../lib/uuid.ts'
 import type { TenantsService, RegisterTenantInput } from '../tenants/tenants.service.ts'
 import { User } from '../users/user.entity.ts'
 import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
@@ -65,8 +66,6 @@ WHERE s.id = ${sessionId} AND s.user_id = ${userId} AND s.tenant_id = ${tenantId
 /** One primary-key lookup per request, prepared once per connection. */
 const AUTHENTICATE = { name: 'portal-authenticate', text: liveSession('$1', '$2', '$3') }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const sessionStatements = new Map<string, { text: string, values: number }>()
 
 /**
@@ -108,7 +107,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       throw TokenInvalid()
     }
     const { sid, tid, sub } = claims
-    if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !UUID.test(sid) || !UUID.test(tid) || !UUID.test(sub)) {
+    if (typeof sid !== 'string' || typeof tid !== 'string' || typeof sub !== 'string' || !isUuid(sid) || !isUuid(tid) || !isUuid(sub)) {
       throw TokenInvalid()
     }
     return { sessionId: sid, userId: sub, tenantId: tid }

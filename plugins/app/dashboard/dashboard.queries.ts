@@ -74,6 +74,7 @@ export interface DashboardRow {
 }
 
 export interface InstanceRow {
+  /** bigint, read by pg as a string */
   id: string
   name: string
   subdomain: string

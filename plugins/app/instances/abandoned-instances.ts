@@ -15,6 +15,7 @@ import type { InstanceTransitions } from './instance-transitions.ts'
 export const SUPERVISOR_JOB = 'instance-job-supervisor'
 
 interface AbandonedRow {
+  /** bigint: a string from pg */
   id: string
   tenant_id: string
   name: string
@@ -65,7 +66,7 @@ export function createAbandonedInstances ({ em, sql, transitions, queue }: {
     for (const row of rows) {
       const actor: SystemActor = { kind: 'system', tenantId: row.tenant_id, job: SUPERVISOR_JOB }
       const done = await scopedEntityManager(em, row.tenant_id).transactional((tx) =>
-        transitions.moveIf(tx, actor, row.id, [row.state], { to: 'error', message: reason(row) }))
+        transitions.moveIf(tx, actor, Number(row.id), [row.state], { to: 'error', message: reason(row) }))
       if (done !== undefined) moved++
     }
     return moved

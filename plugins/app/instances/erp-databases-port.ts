@@ -5,9 +5,11 @@ export interface ErpDatabasesPort {
   /** The ERP database server as instances reach it. */
   readonly host: string
   readonly port: number
-  namesFor: (instanceId: string) => { database: string, role: string }
+  // Keyed by the instance's uid (a uuid), never by its integer id: the names must not change.
+  namesFor: (instanceUid: string) => { database: string, role: string }
   /** Creates (or confirms) the instance's database and login role. */
-  ensure: (instanceId: string) => Promise<DatabaseCredentials>
-  drop: (instanceId: string) => Promise<void>
-  sizes: (instanceIds: string[]) => Promise<Map<string, number>>
+  ensure: (instanceUid: string) => Promise<DatabaseCredentials>
+  drop: (instanceUid: string) => Promise<void>
+  /** Bytes per instance uid. */
+  sizes: (instanceUids: string[]) => Promise<Map<string, number>>
 }

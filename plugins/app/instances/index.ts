@@ -44,7 +44,8 @@ export default fp(async (fastify) => {
     transitions,
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
-    instancesDomain: config.INSTANCES_DOMAIN
+    instancesDomain: config.INSTANCES_DOMAIN,
+    log: fastify.log.child({ component: 'instances' })
   })
   const runJob = createInstanceJobRunner({
     em: orm.em,

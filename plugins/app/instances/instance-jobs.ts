@@ -65,9 +65,9 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
 
   async function specOf (em: EntityManager, instance: Instance, withDatabase: boolean): Promise<InstanceSpec> {
     const tenant = instance.tenant
-    const names = databases.namesFor(instance.id)
+    const names = databases.namesFor(instance.uid)
     return {
-      instanceId: instance.id,
+      instanceId: instance.uid,
       tenantId: tenant.id,
       tenantSubdomain: tenant.subdomain,
       subdomain: instance.subdomain,
@@ -75,14 +75,14 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
       host: `${instance.subdomain}.${deps.instancesDomain}`,
       resources: { memoryMb: instance.memoryMb, cpuMillicores: instance.cpuMillicores, storageGb: instance.storageGb, workers: instance.workers },
       database: withDatabase
-        ? await databases.ensure(instance.id)
+        ? await databases.ensure(instance.uid)
         : { host: databases.host, port: databases.port, name: names.database, user: names.role, password: '' }
     }
   }
 
   /** Whether the instance is still in `during`: a delete may have overtaken the job. */
-  async function stillIn (tenantId: string, instanceId: string, during: InstanceState): Promise<boolean> {
-    const current = await scopedEntityManager(deps.em, tenantId).findOne(Instance, instanceId, { fields: ['state'] })
+  async function stillIn (tenantId: string, uid: string, during: InstanceState): Promise<boolean> {
+    const current = await scopedEntityManager(deps.em, tenantId).findOne(Instance, { uid }, { fields: ['state'] })
     return current?.state === during
   }
 
@@ -137,7 +137,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
       }
       case 'delete':
         await backend.remove(spec)
-        await databases.drop(instance.id)
+        await databases.drop(instance.uid)
         return { state: 'missing' }
     }
     return waitFor(backend, spec, action, signal)
@@ -161,14 +161,14 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
    * A delete overtook this job (it was asked while the job worked): what this
    * job made after the delete's removal (a container, a database) goes too.
    */
-  async function cleanUpIfDeleted (tenantId: string, instanceId: string, action: InstanceAction): Promise<boolean> {
+  async function cleanUpIfDeleted (tenantId: string, instanceId: number, action: InstanceAction): Promise<boolean> {
     if (action === 'delete') return false
     const em = scopedEntityManager(deps.em, tenantId)
     const instance = await em.findOne(Instance, instanceId, { populate: ['tenant'] })
     if (instance === null || (instance.state !== 'deleting' && instance.state !== 'deleted')) return false
     const spec = await specOf(em, instance, false)
     await backends.get(instance.backend).remove(spec)
-    await databases.drop(instance.id)
+    await databases.drop(instance.uid)
     log.info({ instanceId, action }, 'A delete overtook the instance job; removed what it left')
     return true
   }

@@ -38,7 +38,7 @@ export function correction (recorded: InstanceState, seen: Observation): { state
 const SET_SYNCED = `
 UPDATE instances AS i SET last_sync_at = now(), status = u.status,
   updated_at = CASE WHEN i.status IS DISTINCT FROM u.status THEN now() ELSE i.updated_at END
-FROM unnest($1::uuid[], $2::text[]) AS u(id, status)
+FROM unnest($1::bigint[], $2::text[]) AS u(id, status)
 WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
 
 /**
@@ -62,7 +62,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log,
     const fix = correction(row.state, seen)
     if (fix === undefined) return false
     const actor: SystemActor = { kind: 'system', tenantId: row.tenant_id, job: RECONCILER_JOB }
-    const moved = await scopedEntityManager(em, row.tenant_id).transactional((tx) => transitions.moveIf(tx, actor, row.id, [row.state], {
+    const moved = await scopedEntityManager(em, row.tenant_id).transactional((tx) => transitions.moveIf(tx, actor, Number(row.id), [row.state], {
       to: fix.state,
       status: fix.status,
       message: fix.message,

@@ -40,7 +40,7 @@ export function createInstanceTransitions ({ activity }: { activity: ActivitySer
       type: `instance.${move.to}`,
       title: move.title ?? `Instance ${instance.name} ${TITLES[move.to]}${move.to === 'error' && move.message ? `: ${move.message}` : ''}`,
       targetType: 'instance',
-      targetId: instance.id,
+      targetId: String(instance.id),
       instanceId: instance.id
     })
   }
@@ -54,7 +54,7 @@ export function createInstanceTransitions ({ activity }: { activity: ActivitySer
         type: 'instance.created',
         title: `Instance ${instance.name} (${instance.subdomain}) created on ${instance.backend}`,
         targetType: 'instance',
-        targetId: instance.id,
+        targetId: String(instance.id),
         instanceId: instance.id
       })
     },
@@ -63,7 +63,7 @@ export function createInstanceTransitions ({ activity }: { activity: ActivitySer
      * Locks the row and moves it only when it is still in `expected`: a job that
      * lost a race (a retry after its work was done, a drift correction) changes nothing.
      */
-    async moveIf (tx: EntityManager, actor: Actor, instanceId: string, expected: readonly InstanceState[], move: Move): Promise<Instance | undefined> {
+    async moveIf (tx: EntityManager, actor: Actor, instanceId: number, expected: readonly InstanceState[], move: Move): Promise<Instance | undefined> {
       const instance = await tx.findOne(Instance, instanceId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
       if (instance === null || !expected.includes(instance.state)) return undefined
       apply(tx, actor, instance, move)

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core'
-import { createdAt, timestamp, updatedAt, uuidPrimaryKey } from '../../../database/columns.ts'
+import { randomUUID } from 'node:crypto'
+import { createdAt, identityPrimaryKey, timestamp, updatedAt } from '../../../database/columns.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 
 export const INSTANCE_BACKENDS = ['kubernetes', 'docker'] as const
@@ -12,12 +13,18 @@ export type InstanceState = typeof INSTANCE_STATES[number]
  * until first seen). Resources are fixed at creation from the subscription.
  * Deleted instances keep their row (and their subdomain, so a URL that was in
  * use is never handed to another company).
+ *
+ * `id` is the integer the API shows and takes. `uid` is the instance's fixed
+ * internal reference: its database and login role (`erp_<uid hex>`), its
+ * database password and the backend's labels are derived from it, so they stay
+ * the same whatever happens to `id`. The API never shows `uid`.
  */
 const InstanceSchema = defineEntity({
   name: 'Instance',
   tableName: 'instances',
   properties: {
-    id: uuidPrimaryKey(),
+    id: identityPrimaryKey(),
+    uid: p.uuid().unique().onCreate(() => randomUUID()).defaultRaw('gen_random_uuid()'),
     tenant: () => p.manyToOne(Tenant).index(),
     name: p.string().length(100),
     subdomain: p.string().length(40).unique(),

@@ -18,11 +18,12 @@ const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
 /** One instance's state, for polling and the MCP status tool: $1 the tenant, $2 the instance; no backend call. */
 export const INSTANCE_STATUS: TenantStatement = {
   name: 'instances-status',
-  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::uuid`
+  text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::bigint`
 }
 
+/** pg reads bigint as a string (it may exceed 2^53 in general), JSON as a number; the views turn both into numbers. */
 export interface InstanceSummaryRow {
-  id: string
+  id: string | number
   name: string
   subdomain: string
   erp_version: string
@@ -35,7 +36,7 @@ export interface InstanceSummaryRow {
 }
 
 export interface InstanceStatusRow {
-  id: string
+  id: string | number
   state: InstanceState
   status: InstanceState
   /** ISO 8601 with microseconds, UTC: the ETag's clock, so it must change with every update. */
@@ -44,12 +45,14 @@ export interface InstanceStatusRow {
 
 /** Across tenants, for the reconciler: every instance in a steady state, with its tenant's subdomain. */
 export const STEADY_INSTANCES = `
-SELECT i.id, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
+SELECT i.id, i.uid, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
 FROM instances i JOIN tenants t ON t.id = i.tenant_id
 WHERE i.state IN ('running', 'stopped', 'error')`
 
 export interface SteadyInstanceRow {
   id: string
+  /** The instance's fixed uuid: what the backend labels carry. */
+  uid: string
   tenant_id: string
   name: string
   subdomain: string

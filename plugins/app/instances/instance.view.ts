@@ -2,7 +2,7 @@ import type { Instance, InstanceState } from './instance.entity.ts'
 import type { InstanceStatusRow, InstanceSummaryRow } from './instance.queries.ts'
 
 export interface InstanceSummaryView {
-  id: string
+  id: number
   name: string
   url: string
   subdomain: string
@@ -15,7 +15,7 @@ export interface InstanceSummaryView {
 }
 
 export interface InstanceDetailView {
-  id: string
+  id: number
   name: string
   url: string
   subdomain: string
@@ -42,7 +42,7 @@ export interface InstanceDetailView {
 }
 
 export interface InstanceStatusView {
-  id: string
+  id: number
   state: InstanceState
   status: InstanceState
   updated_at: string
@@ -62,7 +62,7 @@ export function minuteStamp (date: Date | null | undefined): string | null {
 
 export function toInstanceSummary (row: InstanceSummaryRow, domain: string): InstanceSummaryView {
   return {
-    id: row.id,
+    id: Number(row.id),
     name: row.name,
     url: instanceUrl(row.subdomain, domain),
     subdomain: row.subdomain,
@@ -104,5 +104,5 @@ export function toInstanceDetail (instance: Instance, extra: {
 }
 
 export function toInstanceStatus (row: InstanceStatusRow): InstanceStatusView {
-  return { id: row.id, state: row.state, status: row.status, updated_at: row.updated_at }
+  return { id: Number(row.id), state: row.state, status: row.status, updated_at: row.updated_at }
 }

@@ -1,5 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Sql } from '../../../lib/sql.ts'
@@ -23,7 +24,7 @@ import { InstanceNotFound } from './instances.errors.ts'
 export const INSTANCE_QUEUE = 'instance-actions'
 
 export interface InstanceJobData {
-  instanceId: string
+  instanceId: number
   tenantId: string
   action: InstanceAction
 }
@@ -38,6 +39,7 @@ export interface InstancesServiceDeps {
   erpVersions: readonly string[]
   imageTemplate: string
   instancesDomain: string
+  log: Pick<FastifyBaseLogger, 'warn'>
 }
 
 export type LifecycleAction = Exclude<InstanceAction, 'provision'>
@@ -46,20 +48,23 @@ export type LifecycleAction = Exclude<InstanceAction, 'provision'>
 export function createInstancesService (deps: InstancesServiceDeps) {
   const { sql, jobs, limits, backends, databases, transitions, instancesDomain } = deps
 
-  async function load (em: EntityManager, id: string, lock = false): Promise<Instance> {
+  async function load (em: EntityManager, id: number, lock = false): Promise<Instance> {
     const instance = await em.findOne(Instance, id, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
     if (instance === null) throw InstanceNotFound()
     return instance
   }
 
   async function detail (instance: Instance): Promise<InstanceDetailView> {
-    const sizes = await databases.sizes([instance.id]).catch(() => new Map<string, number>())
-    const { database } = databases.namesFor(instance.id)
+    const sizes = await databases.sizes([instance.uid]).catch((error: unknown) => {
+      deps.log.warn({ err: error, instanceId: instance.id }, 'Database size unavailable; database_size answered as null')
+      return new Map<string, number>()
+    })
+    const { database } = databases.namesFor(instance.uid)
     return toInstanceDetail(instance, {
       domain: instancesDomain,
       databaseName: database,
       databaseLocation: `${databases.host}:${databases.port}/${database}`,
-      databaseBytes: sizes.get(instance.id)
+      databaseBytes: sizes.get(instance.uid)
     })
   }
 
@@ -74,7 +79,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       return rows.map((row) => toInstanceSummary(row, instancesDomain))
     },
 
-    async get (em: EntityManager, _actor: Actor, id: string): Promise<InstanceDetailView> {
+    async get (em: EntityManager, _actor: Actor, id: number): Promise<InstanceDetailView> {
       return detail(await load(em, id))
     },
 
@@ -82,7 +87,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * The state alone, no backend call: for polling (`read` checks the token in
      * the same statement, one round trip) and the MCP status tool.
      */
-    async status (read: CallerSql, id: string): Promise<InstanceStatusView> {
+    async status (read: CallerSql, id: number): Promise<InstanceStatusView> {
       const { rows: [row] } = await read<InstanceStatusRow>(INSTANCE_STATUS, [id])
       if (row === undefined) throw InstanceNotFound()
       return toInstanceStatus(row)
@@ -133,12 +138,17 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * Start, stop, restart or delete: `queued` when a job will do it; not queued
      * when the instance is already there (or on its way). 409 during another transition.
      */
-    async request (em: EntityManager, actor: Actor, id: string, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
+    async request (em: EntityManager, actor: Actor, id: number, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
       if (action === 'delete') requireAdmin(actor, 'delete instances')
+      // The backend check can take seconds (a network call), so it is made before
+      // the row lock, which the instance's job needs for its own state moves. An
+      // instance never changes backend; if a concurrent move turns a no-op into
+      // work in between, the job reports a backend that does not answer.
+      const seen = await load(em, id)
+      if (decide(seen.state, action) === 'queue') await backends.require(seen.backend)
       const outcome = await em.transactional(async (tx) => {
         const instance = await load(tx, id, true)
         if (decide(instance.state, action) === 'noop') return { queued: false, instance }
-        await backends.require(instance.backend)
         transitions.apply(tx, actor, instance, { to: ACTIONS[action].during })
         await tx.flush()
         await queue(tx, instance, action)

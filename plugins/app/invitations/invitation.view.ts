@@ -7,7 +7,7 @@ export interface InvitationView {
   email: string
   name: string
   role: 'admin' | 'user'
-  instance_id: string | null
+  instance_id: number | null
   status: InvitationViewStatus
   expires_at: string
   created_at: string

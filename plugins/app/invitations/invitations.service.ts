@@ -32,7 +32,7 @@ export interface InviteInput {
   email: string
   name: string
   role: UserRole
-  instance_id?: string | null
+  instance_id?: number | null
 }
 
 const DAY = 86_400_000

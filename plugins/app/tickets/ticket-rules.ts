@@ -9,12 +9,6 @@ export const LIMITS = {
   staffName: { min: 1, max: 80 }
 } as const
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export function isUuid (value: string): boolean {
-  return UUID.test(value)
-}
-
 /** Trims and checks a text field; the same error shape as a schema failure. */
 export function cleanText (field: string, value: unknown, limits: { min: number, max: number }): string {
   const text = typeof value === 'string' ? value.trim() : ''

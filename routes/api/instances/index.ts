@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
+import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
 
@@ -42,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getInstance',
       summary: 'An instance in full',
       description: 'Units: memory MB, storage GB, cpu cores, database_size MB. Another company\'s instance answers 404.',
-      params: IdParams,
+      params: InstanceIdParams,
       response: responses({ 200: InstanceResponse }, [...AUTHENTICATED, 404])
     }
   }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.em, request.actor, request.params.id) }))
@@ -54,7 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getInstanceStatus',
       summary: 'An instance\'s state, for polling',
       description: 'One statement (the token check included) and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
-      params: IdParams,
+      params: InstanceIdParams,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
       response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
     }
@@ -73,7 +73,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: `${action}Instance`,
         summary: `${action[0]?.toUpperCase()}${action.slice(1)} an instance`,
         description: `${ACTION_TEXT[action]}. 202: queued; 200: nothing to do (already there or on its way); 409 INSTANCE_BUSY during another transition. No body.`,
-        params: IdParams,
+        params: InstanceIdParams,
         response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, ACTION_ERRORS)
       }
     }, async (request, reply) => {
@@ -88,7 +88,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'deleteInstance',
       summary: 'Delete an instance (admin)',
       description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). Works from every state, a transitional one included (a job still at work stops and cleans up after itself). 202: queued; 200: already deleted or being deleted.',
-      params: IdParams,
+      params: InstanceIdParams,
       response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, 403])
     }
   }, async (request, reply) => {

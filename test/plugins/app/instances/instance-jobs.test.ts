@@ -11,7 +11,7 @@ import type { JobWithMetadata } from 'pg-boss'
 import { scopedEntityManager } from '../../../../database/tenancy.ts'
 import { build } from '../../../support/build.ts'
 import { signup } from '../../../support/accounts.ts'
-import { instanceRow, recordInstance } from '../../../routes/api/instances/fixtures.ts'
+import { instanceRow, instanceUid, recordInstance } from '../../../support/instance-rows.ts'
 import type { Observation, ProvisioningBackend } from '../../../../provisioning/backend.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../../../../plugins/app/instances/erp-databases-port.ts'
@@ -90,13 +90,13 @@ async function setup (t: Parameters<typeof build>[0]) {
     log: app.log
   })
   const tenantId = admin.user.tenant_id
-  const run = (instanceId: string, action: InstanceAction, attempt = { retryCount: 0, retryLimit: 2 }) => runner({
+  const run = (instanceId: number, action: InstanceAction, attempt = { retryCount: 0, retryLimit: 2 }) => runner({
     data: { instanceId, tenantId, action }, signal: new AbortController().signal, ...attempt
   } as unknown as JobWithMetadata<InstanceJobData>)
   return { app: app as FastifyInstance, tenantId, script, drops, run, transitions }
 }
 
-async function detail (app: FastifyInstance, id: string): Promise<{ state: string, status: string | null, status_message: string | null }> {
+async function detail (app: FastifyInstance, id: number): Promise<{ state: string, status: string | null, status_message: string | null }> {
   const [row] = await app.sql<{ state: string, status: string | null, status_message: string | null }>({
     text: 'SELECT state, status, status_message FROM instances WHERE id = $1', values: [id]
   })
@@ -147,7 +147,7 @@ t.test('an attempt that fails is retried (the instance keeps its state); the las
 t.test('a delete that overtakes a job at work: the job stops waiting and removes what it made after the delete', async (t) => {
   const { app, tenantId, script, drops, run, transitions } = await setup(t)
   const actor = { kind: 'system' as const, tenantId, job: 'test' }
-  const deleteNow = async (id: string, from: 'provisioning') => {
+  const deleteNow = async (id: number, from: 'provisioning') => {
     await scopedEntityManager(app.orm.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, id, [from], { to: 'deleting' }))
     await run(id, 'delete')
   }
@@ -163,7 +163,8 @@ t.test('a delete that overtakes a job at work: the job stops waiting and removes
   script.release() // the provision now "creates" the container, after the delete removed everything
   await provisioning
   t.same(script.calls, ['provision', 'remove', 'remove'], 'the overtaken job removed what it made')
-  t.same(drops, [made, made], 'and dropped the database it may have made')
+  const uid = await instanceUid(app, made)
+  t.same(drops, [uid, uid], 'and dropped the database it may have made')
   t.same(script.seen, { state: 'missing' })
   t.equal((await instanceRow(app, made)).state, 'deleted', 'the record stays deleted')
 

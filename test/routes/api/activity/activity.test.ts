@@ -3,6 +3,7 @@ import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { fillTenant } from '../../../support/data.ts'
 import { statementsDuring } from '../../../support/statements.ts'
+import { recordInstance } from '../../../support/instance-rows.ts'
 import { scopedEntityManager } from '../../../../database/tenancy.ts'
 
 t.test('feed: newest first, cursor pages without gaps or repeats, filters, tenant-scoped', async (t) => {
@@ -39,14 +40,20 @@ t.test('feed: newest first, cursor pages without gaps or repeats, filters, tenan
 t.test('instance filter, and the record written by a mutation carries its actor', async (t) => {
   const { app } = await build(t)
   const alice = await signup(app)
-  const instanceId = '11111111-1111-4111-8111-111111111111'
+  const instanceId = await recordInstance(app, alice.user.tenant_id)
   const em = scopedEntityManager(app.orm.em, alice.user.tenant_id)
-  app.activity.record(em, { kind: 'system', tenantId: alice.user.tenant_id, job: 'reconciler' }, { type: 'instance.stopped', title: 'Instance stopped', targetType: 'instance', targetId: instanceId, instanceId })
+  app.activity.record(em, { kind: 'system', tenantId: alice.user.tenant_id, job: 'reconciler' }, { type: 'instance.stopped', title: 'Instance stopped', targetType: 'instance', targetId: String(instanceId), instanceId })
   await em.flush()
   await app.inject({ method: 'POST', url: '/api/users/create', headers: bearer(alice.token), payload: { email: 'x@example.com', name: 'X', password: 'a long enough password' } })
 
   const filtered = (await app.inject({ method: 'GET', url: `/api/activity?instance_id=${instanceId}`, headers: bearer(alice.token) })).json()
   t.same(filtered.activities.map((a: { type: string }) => a.type), ['instance.stopped'])
+  t.match(filtered.activities[0], { instance_id: instanceId, target_type: 'instance', target_id: String(instanceId) }, 'the integer id, a number in instance_id')
+  for (const malformed of ['abc', '1.5', '0', '-1', '99999999999999999999', '00000000-0000-4000-8000-000000000000']) {
+    const response = await app.inject({ method: 'GET', url: `/api/activity?instance_id=${malformed}`, headers: bearer(alice.token) })
+    t.equal(response.statusCode, 400, `instance_id=${malformed}`)
+    t.equal(response.json().error.code, 'VALIDATION_FAILED')
+  }
   const all = (await app.inject({ method: 'GET', url: '/api/activity', headers: bearer(alice.token) })).json()
   t.match(all.activities[0], { type: 'user.created', actor: { kind: 'user', id: alice.user.id }, target_type: 'user' })
 })

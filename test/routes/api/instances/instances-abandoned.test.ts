@@ -7,9 +7,9 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
-import { instanceRow, recordInstance } from './fixtures.ts'
+import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
 
-async function recordJob (app: FastifyInstance, instanceId: string, tenantId: string, action: string, state: string, error?: string): Promise<void> {
+async function recordJob (app: FastifyInstance, instanceId: number, tenantId: string, action: string, state: string, error?: string): Promise<void> {
   await app.sql({
     text: `INSERT INTO pgboss.job (name, data, state, output, started_on, completed_on)
       VALUES ('instance-actions', $1::jsonb, $2::pgboss.job_state, $3::jsonb, now(), CASE WHEN $2 = 'active' THEN NULL ELSE now() END)`,
@@ -37,7 +37,7 @@ t.test('instances whose job ended without finishing move to error with the reaso
   const round = await app.instances.reconcileNow()
   t.equal(round.abandoned, 4)
 
-  const message = async (id: string) => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
+  const message = async (id: number) => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.match(await message(failed), { state: 'error', status_message: 'The stop job ended (failed) without finishing: job timed out' })
   t.match(await message(cancelled), { state: 'error', status_message: 'The restart job ended (cancelled) without finishing' })
   t.match(await message(gone), { state: 'error', status_message: 'The provision job is gone from the queue without finishing' })

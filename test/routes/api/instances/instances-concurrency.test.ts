@@ -4,6 +4,7 @@ import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { instanceUid } from '../../../support/instance-rows.ts'
 import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instances.service.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
@@ -30,18 +31,19 @@ docker.test('ten concurrent creates all reach running', async (t) => {
       payload: { name: `Parallel ${i}`, subdomain: uniqueSubdomain('par'), erp_version: '18.0', backend: 'docker' }
     })
     t.equal(response.statusCode, 202, response.body)
-    return { id: response.json().instance.id as string, at: Date.now() }
+    return { id: response.json().instance.id as number, at: Date.now() }
   }))
   const seconds = await Promise.all(created.map(async ({ id, at }) => {
     const final = await waitForState(app, admin.token, id, ['running', 'error'], 90_000)
-    t.equal(final.state, 'running', id)
+    t.equal(final.state, 'running', String(id))
     return (Date.now() - at) / 1000
   }))
   const sorted = [...seconds].sort((a, b) => a - b)
   t.comment(`create -> running on Docker, 10 concurrent: median ${((sorted[4]! + sorted[5]!) / 2).toFixed(2)} s, min ${sorted[0]!.toFixed(2)} s, max ${sorted[9]!.toFixed(2)} s, all ten ${((Date.now() - started) / 1000).toFixed(2)} s`)
   const containers = await docker.docker.listContainers({ filters: { label: ['erp.managed=true'], status: ['running'] } })
   for (const { id } of created) {
-    t.equal(containers.filter((c) => c.Labels['erp.instance-id'] === id).length, 1, `one running container for ${id}`)
+    const uid = await instanceUid(app, id)
+    t.equal(containers.filter((c) => c.Labels['erp.instance-id'] === uid).length, 1, `one running container for ${id}`)
   }
 })
 
@@ -56,7 +58,8 @@ docker.test('the provisioning job run twice, by two replicas at once, leaves one
     method: 'POST', url: '/api/instances/create', headers: bearer(admin.token),
     payload: { name: 'Twice', subdomain, erp_version: '17.0', backend: 'docker' }
   })
-  const id = response.json().instance.id as string
+  const id = response.json().instance.id as number
+  const uid = await instanceUid(recorder.app, id)
   await recorder.orm.em.fork().transactional(async (tx) => {
     await recorder.app.jobs.send(tx, INSTANCE_QUEUE, { instanceId: id, tenantId: admin.user.tenant_id, action: 'provision' })
   })
@@ -75,9 +78,9 @@ docker.test('the provisioning job run twice, by two replicas at once, leaves one
     if (completed < 2) await new Promise((resolve) => setTimeout(resolve, 100))
   }
   t.equal(completed, 2, 'both jobs completed')
-  const containers = await docker.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${id}`] } })
+  const containers = await docker.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${uid}`] } })
   t.equal(containers.length, 1, 'exactly one container')
-  t.equal(await countDatabases(recorder.databaseUrl, `erp_${id.replaceAll('-', '')}`), 1, 'exactly one database')
+  t.equal(await countDatabases(recorder.databaseUrl, `erp_${uid.replaceAll('-', '')}`), 1, 'exactly one database')
   const running = await recorder.app.sql<{ n: number }>({ text: "SELECT count(*)::int AS n FROM activities WHERE instance_id = $1 AND type = 'instance.running'", values: [id] })
   t.equal(running[0]!.n, 1, 'the transition is recorded once')
 })

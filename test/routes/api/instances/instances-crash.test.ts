@@ -56,7 +56,7 @@ docker.test('killing the process in the middle of provisioning: the next start f
   const subdomain = uniqueSubdomain('mid')
   const created = await api('/api/instances/create', { name: 'Mid-job', subdomain, erp_version: '17.0', backend: 'docker' }, token)
   t.equal(created.status, 202)
-  const id = created.json.instance.id as string
+  const id = created.json.instance.id as number
 
   // The container exists but is not healthy yet: the job is between provision and readiness.
   const deadline = Date.now() + 20_000
@@ -82,8 +82,9 @@ docker.test('killing the process in the middle of provisioning: the next start f
   const [retried] = await query<{ state: string, retry_count: number }>(databaseUrl, "SELECT state, retry_count FROM pgboss.job WHERE name = 'instance-actions'")
   t.match(retried, { state: 'completed' })
   t.ok(retried!.retry_count >= 1, 'it completed on a retry')
-  const containers = await dockerClient().listContainers({ all: true, filters: { label: [`erp.instance-id=${id}`] } })
+  const [{ uid }] = await query<{ uid: string }>(databaseUrl, 'SELECT uid FROM instances WHERE id = $1', [id]) as [{ uid: string }]
+  const containers = await dockerClient().listContainers({ all: true, filters: { label: [`erp.instance-id=${uid}`] } })
   t.equal(containers.length, 1, 'exactly one container')
-  const databases = await query(databaseUrl, 'SELECT 1 FROM pg_database WHERE datname = $1', [`erp_${id.replaceAll('-', '')}`])
+  const databases = await query(databaseUrl, 'SELECT 1 FROM pg_database WHERE datname = $1', [`erp_${uid.replaceAll('-', '')}`])
   t.equal(databases.length, 1, 'exactly one database')
 })

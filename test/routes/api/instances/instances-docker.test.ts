@@ -2,6 +2,7 @@ import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../../support/docker/engine.ts'
+import { instanceUid } from '../../../support/instance-rows.ts'
 import { cleanupInstances, databaseExists, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
@@ -24,13 +25,15 @@ docker.test('an instance is created, runs, stops, starts, restarts and is delete
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.match(detail, { state: 'running', status: 'running', url: `https://${subdomain}.erp.test`, version: 'erp-test-erp:17.0', status_message: null })
   t.ok(detail.database_size > 0, `database_size ${detail.database_size} MB from pg_database_size`)
-  const dbName = `erp_${id.replaceAll('-', '')}`
+  t.equal(typeof id, 'number', 'the API\'s id is an integer')
+  const uid = await instanceUid(app, id)
+  const dbName = `erp_${uid.replaceAll('-', '')}`
   t.equal(detail.database_name, dbName)
   t.ok(await databaseExists(databaseUrl, dbName), 'the instance has its own database')
 
   const info = await docker.docker.getContainer(`erp-${subdomain}`).inspect()
   t.equal(info.Name, `/erp-${subdomain}`)
-  t.equal(info.Config.Labels['erp.instance-id'], id)
+  t.equal(info.Config.Labels['erp.instance-id'], uid, 'the label carries the uid, which never changes')
   t.equal(info.Config.Labels[`traefik.http.routers.erp-${subdomain}.rule`], `Host(\`${subdomain}.erp.test\`)`)
   t.ok(info.Config.Env.includes(`USER=${dbName}`), 'database credentials handed to the container')
   t.equal(info.HostConfig.Memory, 1024 * 1024 * 1024)

@@ -9,7 +9,7 @@ import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { cleanupInstances, dockerInstanceEnv, STUBBORN_IMAGE_TEMPLATE, tagStubbornImages, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
-import { instanceRow, recordInstance } from './fixtures.ts'
+import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) {
@@ -29,7 +29,7 @@ docker.test('a stop that has to kill the ERP ends stopped, forced after the grac
     payload: { name: 'Stubborn', subdomain, erp_version: '17.0', backend: 'docker' }
   })
   t.equal(created.statusCode, 202, created.body)
-  const id = created.json().instance.id as string
+  const id = created.json().instance.id as number
   t.equal((await waitForState(app, admin.token, id, ['running', 'error'])).state, 'running')
   const container = docker.docker.getContainer(`erp-${subdomain}`)
   t.match((await container.inspect()).Config.Image, /^erp-test-stubborn:/, 'the image that ignores SIGTERM')
@@ -84,7 +84,7 @@ docker.test('a job that fails on every attempt leaves the instance in error with
     method: 'POST', url: '/api/instances/create', headers: bearer(admin.token),
     payload: { name: 'Never ready', subdomain, erp_version: '17.0', backend: 'docker' }
   })
-  const id = created.json().instance.id as string
+  const id = created.json().instance.id as number
   t.equal((await waitForState(app, admin.token, id, ['error', 'running'], 60_000)).state, 'error')
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.match(detail.status_message, /^Not running in time: the backend reports starting/, 'the reason is on the record')
@@ -101,7 +101,7 @@ docker.test('delete works from a transitional state whose job is dead, and from 
   const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t) })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
-  const remove = (id: string) => app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) })
+  const remove = (id: number) => app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) })
 
   for (const state of ['provisioning', 'starting', 'stopping', 'restarting']) {
     const id = await recordInstance(app, admin.user.tenant_id, { state }) // no job: as if it died
@@ -117,7 +117,7 @@ docker.test('delete works from a transitional state whose job is dead, and from 
     method: 'POST', url: '/api/instances/create', headers: bearer(admin.token),
     payload: { name: 'Overtaken', subdomain, erp_version: '17.0', backend: 'docker' }
   })
-  const id = created.json().instance.id as string
+  const id = created.json().instance.id as number
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
     if (await docker.docker.getContainer(`erp-${subdomain}`).inspect().then(() => true, () => false)) break

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { AppsV1Api } from '@kubernetes/client-node'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
+import { instanceUid } from '../../../support/instance-rows.ts'
 import { cleanupInstances, databaseExists, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { fakeKubeApiServer, type FakeKubeApiServer } from '../../../support/kube/fake-api-server.ts'
 import { mergePatch } from '../../../support/kube/client-helpers.ts'
@@ -27,12 +28,12 @@ async function kubeApp (t: Test) {
       method: 'POST', url: '/api/instances/create', headers: bearer(admin.token),
       payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'kubernetes' }
     }),
-    post: (id: string, action: string) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(admin.token) }),
-    remove: (id: string) => app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) }),
-    detail: async (id: string) => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance,
-    status: async (id: string) => (await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(admin.token) })).json(),
-    waitFor: (id: string, states: string[], timeoutMs?: number) => waitForState(app, admin.token, id, states, timeoutMs),
-    activities: async (id: string) => (await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE instance_id = $1 ORDER BY id', values: [id] })).map((r) => r.type)
+    post: (id: number, action: string) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(admin.token) }),
+    remove: (id: number) => app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) }),
+    detail: async (id: number) => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance,
+    status: async (id: number) => (await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(admin.token) })).json(),
+    waitFor: (id: number, states: string[], timeoutMs?: number) => waitForState(app, admin.token, id, states, timeoutMs),
+    activities: async (id: number) => (await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE instance_id = $1 ORDER BY id', values: [id] })).map((r) => r.type)
   }
   return { kube, app, databaseUrl, admin, namespace, api }
 }
@@ -58,7 +59,7 @@ function assertTenantObjects (t: Test, kube: FakeKubeApiServer, tenant: { subdom
 }
 
 t.test('an instance is created, runs, stops, starts, restarts and is deleted on Kubernetes', async (t) => {
-  const { kube, databaseUrl, admin, namespace, api } = await kubeApp(t)
+  const { kube, app, databaseUrl, admin, namespace, api } = await kubeApp(t)
   const subdomain = uniqueSubdomain('kube')
   const name = `erp-${subdomain}`
   const created = await api.create(subdomain)
@@ -69,7 +70,8 @@ t.test('an instance is created, runs, stops, starts, restarts and is deleted on 
   t.equal((await api.waitFor(id, ['running', 'error'])).state, 'running')
   const detail = await api.detail(id)
   t.match(detail, { state: 'running', status: 'running', backend: 'kubernetes', url: `https://${subdomain}.erp.test`, version: 'odoo:17.0', status_message: null, memory: 1024, cpu: 1, storage: 10 })
-  const dbName = `erp_${id.replaceAll('-', '')}`
+  const uid = await instanceUid(app, id)
+  const dbName = `erp_${uid.replaceAll('-', '')}`
   t.equal(detail.database_name, dbName)
   t.ok(await databaseExists(databaseUrl, dbName), 'the instance has its own database on the server')
 
@@ -81,7 +83,7 @@ t.test('an instance is created, runs, stops, starts, restarts and is deleted on 
   t.ok(decoded(secret?.data?.PASSWORD).length > 0, 'and a password')
   const deployment = kube.get('Deployment', namespace, name)
   t.equal(deployment?.spec?.replicas, 1)
-  t.equal(deployment?.metadata?.labels?.['erp.portal/instance-id'], id)
+  t.equal(deployment?.metadata?.labels?.['erp.portal/instance-id'], uid, 'the label carries the uid')
   const container = deployment?.spec?.template?.spec?.containers?.[0]
   t.match(container, { image: 'odoo:17.0', resources: { limits: { memory: '1Gi', cpu: '1' } }, envFrom: [{ secretRef: { name: `${name}-db` } }] })
   t.equal(kube.get('Service', namespace, name)?.spec?.selector?.['app.kubernetes.io/instance'], subdomain)

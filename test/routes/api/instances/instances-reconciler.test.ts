@@ -7,13 +7,13 @@ import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, wa
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
 
-async function runningInstance (app: Parameters<typeof waitForState>[0], token: string): Promise<{ id: string, subdomain: string }> {
+async function runningInstance (app: Parameters<typeof waitForState>[0], token: string): Promise<{ id: number, subdomain: string }> {
   const subdomain = uniqueSubdomain('drift')
   const response = await app.inject({
     method: 'POST', url: '/api/instances/create', headers: bearer(token),
     payload: { name: 'Drifting', subdomain, erp_version: '17.0', backend: 'docker' }
   })
-  const id = response.json().instance.id as string
+  const id = response.json().instance.id as number
   await waitForState(app, token, id, ['running'])
   return { id, subdomain }
 }
@@ -41,7 +41,7 @@ docker.test('the reconciler notices containers killed or stopped behind our back
   t.equal((await waitForState(app, admin.token, stopped.id, ['stopped'], 1000)).state, 'stopped')
   t.equal((await waitForState(app, admin.token, untouched.id, ['running'], 1000)).state, 'running')
   const records = await app.sql<{ type: string, actor_kind: string, actor_id: string, title: string }>({
-    text: 'SELECT type, actor_kind, actor_id, title FROM activities WHERE instance_id = ANY($1::uuid[]) AND actor_id = $2 ORDER BY id',
+    text: 'SELECT type, actor_kind, actor_id, title FROM activities WHERE instance_id = ANY($1::bigint[]) AND actor_id = $2 ORDER BY id',
     values: [[killed.id, stopped.id], 'instance-reconciler']
   })
   t.equal(records.length, 2, 'each correction is in the activity feed')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
-import { instanceRow, recordInstance } from './fixtures.ts'
+import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
 import { statementsDuring } from '../../../support/statements.ts'
 
 // No engine answers here: every rule below must hold before any backend is asked.
@@ -69,17 +69,20 @@ t.test('list, detail and status: own instances only, with the documented fields'
 
   const list = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
   t.equal(list.statusCode, 200)
-  t.same(list.json().instances.map((i: { id: string }) => i.id), [id], 'deleted and foreign instances are not listed')
+  t.same(list.json().instances.map((i: { id: number }) => i.id), [id], 'deleted and foreign instances are not listed')
   t.same(Object.keys(list.json().instances[0]).sort(), ['backend', 'created_at', 'erp_version', 'id', 'name', 'state', 'status', 'status_message', 'subdomain', 'url'])
   t.equal(list.json().instances[0].url, 'https://acme-live.erp.example.com')
 
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'id', 'last_backup', 'last_sync', 'memory', 'name',
     'postgres_db', 'state', 'status', 'status_message', 'storage', 'subdomain', 'url', 'version'])
-  t.match(detail, { memory: 1024, storage: 10, cpu: 1, version: 'odoo:17.0', database_size: null, last_sync: null, database_name: `erp_${id.replaceAll('-', '')}` })
-  t.match(detail.postgres_db, new RegExp(`:\\d+/erp_${id.replaceAll('-', '')}$`))
+  // The database is named after the instance's uid, which the API never shows.
+  const [{ uid }] = await app.sql<{ uid: string }>({ text: 'SELECT uid FROM instances WHERE id = $1', values: [id] }) as [{ uid: string }]
+  t.match(detail, { id, memory: 1024, storage: 10, cpu: 1, version: 'odoo:17.0', database_size: null, last_sync: null, database_name: `erp_${uid.replaceAll('-', '')}` })
+  t.match(detail.postgres_db, new RegExp(`:\\d+/erp_${uid.replaceAll('-', '')}$`))
+  t.notMatch(JSON.stringify(detail), uid, 'the uid is not in the answer')
 
-  for (const url of [`/api/instances/${theirs}`, `/api/instances/${theirs}/status`, '/api/instances/00000000-0000-4000-8000-000000000000']) {
+  for (const url of [`/api/instances/${theirs}`, `/api/instances/${theirs}/status`, `/api/instances/${Number.MAX_SAFE_INTEGER}`]) {
     const response = await app.inject({ method: 'GET', url, headers: bearer(admin.token) })
     t.equal(response.statusCode, 404, url)
     t.equal(response.json().error.code, 'INSTANCE_NOT_FOUND')
@@ -122,7 +125,7 @@ t.test('lifecycle rules: no-ops answer 200, other transitions 409, delete is for
   const { app } = await build(t)
   const admin = await signup(app)
   const member = await addMember(app, admin.user.tenant_id)
-  const post = (id: string, action: string, token = admin.token) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(token) })
+  const post = (id: number, action: string, token = admin.token) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(token) })
 
   const stopped = await recordInstance(app, admin.user.tenant_id, { state: 'stopped' })
   const noop = await post(stopped, 'stop')

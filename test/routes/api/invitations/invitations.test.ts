@@ -3,6 +3,7 @@ import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { startSmtpServer } from '../../../support/mail-smtp.ts'
 import { accept, invite, inviteBody, preview, tokenFromText } from '../../../support/invitations-flow.ts'
+import { recordInstance } from '../../../support/instance-rows.ts'
 
 t.test('invite by e-mail over SMTP, follow the link, accept, then log in', async (t) => {
   const smtp = await startSmtpServer(t)
@@ -79,24 +80,26 @@ t.test('both invite paths, validation, duplicates and instances', async (t) => {
     inviteBody({ name: '   ' }),
     inviteBody({ email: 'not-an-email' }),
     inviteBody({ extra: true }),
-    inviteBody({ instance_id: 'nope' })
+    inviteBody({ instance_id: 'nope' }),
+    inviteBody({ instance_id: '00000000-0000-4000-8000-000000000000' }),
+    inviteBody({ instance_id: 1.5 }),
+    inviteBody({ instance_id: 0 }),
+    inviteBody({ instance_id: -1 })
   ]) {
     const response = await invite(app, admin.token, body)
     t.equal(response.statusCode, 400, JSON.stringify(body))
     t.equal(response.json().error.code, 'VALIDATION_FAILED')
   }
 
-  const [instance] = await orm.em.getConnection().execute(
-    "INSERT INTO instances (id, tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at) VALUES (gen_random_uuid(), ?, 'Prod', ?, '17.0', 'docker', 'running', 'odoo:17.0', 1024, 1000, 10, now(), now()) RETURNING id",
-    [other.user.tenant_id, `prod-${Date.now()}`])
-  const foreign = await invite(app, admin.token, inviteBody({ instance_id: instance?.id }))
+  const instance = await recordInstance(app, other.user.tenant_id, { name: 'Prod' })
+  const foreign = await invite(app, admin.token, inviteBody({ instance_id: instance }))
   t.equal(foreign.statusCode, 404)
   t.equal(foreign.json().error.code, 'INSTANCE_NOT_FOUND', 'another company\'s instance')
-  const unknown = await invite(app, admin.token, inviteBody({ instance_id: '00000000-0000-4000-8000-000000000000' }))
+  const unknown = await invite(app, admin.token, inviteBody({ instance_id: instance + 1_000_000 }))
   t.same(unknown.json().error, foreign.json().error, 'indistinguishable from an unknown id')
-  const own = await invite(app, other.token, inviteBody({ instance_id: instance?.id }))
+  const own = await invite(app, other.token, inviteBody({ instance_id: instance }))
   t.equal(own.statusCode, 201)
-  t.equal(own.json().invitation.instance_id, instance?.id)
+  t.equal(own.json().invitation.instance_id, instance, 'the integer id')
 
   const [count] = await orm.em.getConnection().execute('SELECT count(*)::int AS n FROM invitations WHERE tenant_id = ?', [admin.user.tenant_id])
   t.equal(count?.n, 1, 'refused invitations left nothing behind')
