@@ -1,6 +1,7 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import { ACTIVITY_COLUMNS, type ActivityRow } from '../activity/activity.queries.ts'
 import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
+import { sqlStates } from '../instances/instance-states.ts'
 
 /**
  * The whole home screen in one statement: the company, its subscription and
@@ -24,7 +25,7 @@ SELECT t.name, t.subdomain, t.status,
   (SELECT count(*) FROM tickets WHERE tenant_id = $1 AND status = 'answered')::int AS tickets_answered,
   (SELECT count(*) FROM invitations WHERE tenant_id = $1 AND status = 'pending' AND expires_at > now())::int AS invitations_pending,
   (SELECT coalesce(json_agg(i ORDER BY i.name, i.id), '[]'::json) FROM (
-    SELECT id, name, subdomain, erp_version, backend, state FROM instances WHERE tenant_id = $1 AND state <> 'deleted'
+    SELECT id, name, subdomain, erp_version, backend, state FROM instances WHERE tenant_id = $1 AND state <> ${sqlStates(['deleted'])}
   ) i) AS instances,
   (SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]'::json) FROM (
     SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE tenant_id = $1 ORDER BY id DESC LIMIT 10

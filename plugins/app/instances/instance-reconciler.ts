@@ -8,6 +8,7 @@ import type { BackendRegistry } from './backend-registry.ts'
 import type { InstanceState } from './instance.entity.ts'
 import { STEADY_INSTANCES, type SteadyInstanceRow } from './instance.queries.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
+import { sqlStates, STEADY_STATES } from './instance-states.ts'
 
 export const RECONCILER_JOB = 'instance-reconciler'
 
@@ -39,7 +40,7 @@ const SET_SYNCED = `
 UPDATE instances AS i SET last_sync_at = now(), status = u.status,
   updated_at = CASE WHEN i.status IS DISTINCT FROM u.status THEN now() ELSE i.updated_at END
 FROM unnest($1::bigint[], $2::text[]) AS u(id, status)
-WHERE i.id = u.id AND i.state IN ('running', 'stopped', 'error')`
+WHERE i.id = u.id AND i.state IN (${sqlStates(STEADY_STATES)})`
 
 /**
  * Compares every instance in a steady state with its backend (one list call per

@@ -31,6 +31,18 @@ export const STEADY_STATES: readonly InstanceState[] = ['running', 'stopped', 'e
 /** States a job holds an instance in while it works; none may last once its job has ended. */
 export const TRANSITIONAL_STATES: readonly InstanceState[] = ['provisioning', 'starting', 'stopping', 'restarting', 'deleting']
 
+/** States that no longer hold one of the plan's instance slots. */
+export const RELEASED_STATES: readonly InstanceState[] = ['deleting', 'deleted']
+
+/**
+ * States as an SQL list (`'running', 'stopped', 'error'`) for statements built
+ * once at load: the names come from the typed constants, never from input, so
+ * a misspelt state fails the type check instead of matching nothing.
+ */
+export function sqlStates (states: readonly InstanceState[]): string {
+  return states.map((state) => `'${state}'`).join(', ')
+}
+
 /** The action whose job holds an instance in a transitional state. */
 export function actionDuring (state: InstanceState): InstanceAction | undefined {
   return (Object.keys(ACTIONS) as InstanceAction[]).find((action) => ACTIONS[action].during === state)

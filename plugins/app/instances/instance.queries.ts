@@ -1,5 +1,6 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { InstanceState } from './instance.entity.ts'
+import { sqlStates, STEADY_STATES } from './instance-states.ts'
 
 /** The list: every instance of the tenant but the deleted ones, newest first. */
 export const LIST_INSTANCES: TenantStatement = {
@@ -8,7 +9,7 @@ export const LIST_INSTANCES: TenantStatement = {
 SELECT id, name, subdomain, erp_version, backend, state, status, status_message,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
 FROM instances
-WHERE tenant_id = $1 AND state <> 'deleted'
+WHERE tenant_id = $1 AND state <> ${sqlStates(['deleted'])}
 ORDER BY created_at DESC, id`
 }
 
@@ -47,7 +48,7 @@ export interface InstanceStatusRow {
 export const STEADY_INSTANCES = `
 SELECT i.id, i.uid, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
 FROM instances i JOIN tenants t ON t.id = i.tenant_id
-WHERE i.state IN ('running', 'stopped', 'error')`
+WHERE i.state IN (${sqlStates(STEADY_STATES)})`
 
 export interface SteadyInstanceRow {
   id: string

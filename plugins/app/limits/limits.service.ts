@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { lockTenant } from '../../../database/tenancy.ts'
 import { defineError } from '../../../lib/errors.ts'
+import { RELEASED_STATES, sqlStates } from '../instances/instance-states.ts'
 
 export const UserLimitReached = defineError('PLAN_USER_LIMIT_REACHED', 'Every user seat of your plan is taken', 402)
 export const InstanceLimitReached = defineError('PLAN_INSTANCE_LIMIT_REACHED', 'Every instance of your plan is in use', 402)
@@ -18,7 +19,7 @@ SELECT s.users AS limit, (SELECT count(*) FROM users u WHERE u.tenant_id = s.ten
 FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
 const INSTANCE_SLOTS = `
-SELECT s.instances AS limit, (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN ('deleting', 'deleted'))::int AS used
+SELECT s.instances AS limit, (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN (${sqlStates(RELEASED_STATES)}))::int AS used
 FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
 interface Usage { limit: number, used: number }

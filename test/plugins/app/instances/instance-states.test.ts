@@ -119,3 +119,9 @@ t.test('assertMove throws exactly on a disallowed edge, naming both states', asy
   // 5 transitional × 2, 4 of them to deleting, running 6, stopped 5, error 6, deleted 0
   t.equal(allowed, 31, 'the number of allowed edges is the documented one')
 })
+
+t.test('state lists in SQL come from the typed constants', async (t) => {
+  t.equal(sqlStates(STEADY_STATES), "'running', 'stopped', 'error'")
+  t.equal(sqlStates(RELEASED_STATES), "'deleting', 'deleted'")
+  t.same([...RELEASED_STATES].filter((state) => STEADY_STATES.includes(state)), [], 'a released instance is never steady')
+})
