@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { INSTANCE_STATES, type InstanceState } from '../../../../plugins/app/instances/instance.entity.ts'
-import { ACTIONS, STEADY_STATES, TRANSITIONAL_STATES, actionDuring, assertMove, canMove, decide, duringOf, type InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
+import { ACTIONS, RELEASED_STATES, STEADY_STATES, sqlStates, TRANSITIONAL_STATES, actionDuring, assertMove, canMove, decide, duringOf, type InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
 
 type Lifecycle = Exclude<InstanceAction, 'provision'>
 
