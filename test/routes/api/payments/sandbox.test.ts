@@ -43,7 +43,7 @@ t.test('with the sandbox disabled, neither its route nor its webhook exists', as
 })
 
 t.test('an unsupported provider in PAYMENT_PROVIDERS stops the app with a message naming the variable', async (t) => {
-  await t.rejects(build(t, { env: { PAYMENT_PROVIDERS: 'sandbox,paypa1' } }), /PAYMENT_PROVIDERS names "paypa1"/)
+  await t.rejects(build(t, { env: { PAYMENT_PROVIDERS: 'sandbox,paypa1' } }), /Invalid configuration: PAYMENT_PROVIDERS="sandbox,paypa1" \(names "paypa1", which is not supported \(supported: sandbox\)\)/)
 })
 
 t.test('ops/payments.ts pay: the operator\'s way to mark a reference paid', async (t) => {
