@@ -22,14 +22,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['oauth'],
         operationId,
         summary: 'Protected resource metadata (RFC 9728)',
-        description: 'Public, with `Access-Control-Allow-Origin: *` (browser-based MCP clients read it).',
+        description: 'Public and credential-free: any origin may read it and send a preflight for it (browser-based MCP clients do; plugins/external/cors.ts).',
         response: responses({ 200: ProtectedResourceMetadata })
       }
-    }, async (_request, reply) => {
-      // Public and credential-free: any origin may read it, whatever CORS_ORIGINS allows for the API.
-      reply.header('access-control-allow-origin', '*')
-      return metadata
-    })
+    }, async () => metadata)
   }
 }
 
