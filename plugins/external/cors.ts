@@ -32,7 +32,7 @@ export default fp(async (fastify) => {
   await fastify.register(cors, {
     delegator: (request, callback) => {
       const origin = request.headers.origin
-      if (PUBLIC_DOCUMENTS.has(request.url.split('?', 1)[0])) { callback(null, answer.anyone); return }
+      if (PUBLIC_DOCUMENTS.has(request.url.split('?', 1)[0] ?? '')) { callback(null, answer.anyone); return }
       const mcp = request.url === '/api/mcp' || request.url.startsWith('/api/mcp?')
       const allow = origin === undefined || allowed.has(origin) || (mcp && isLoopbackOrigin(origin))
       callback(null, allow ? answer.allowed : answer.refused)

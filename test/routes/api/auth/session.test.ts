@@ -60,3 +60,18 @@ t.test('forged, expired and malformed tokens are refused', async (t) => {
   await orm.em.getConnection().execute("UPDATE portal_sessions SET expires_at = now() - interval '1 second' WHERE id = ?", [claims.sid])
   t.equal((await app.inject({ method: 'GET', url: '/api/me', headers: bearer(account.token) })).statusCode, 401, 'expired session')
 })
+
+t.test('a token accepted before its exp is refused after it, though verified tokens are remembered', async (t) => {
+  const { app, config } = await build(t)
+  const account = await signup(app)
+  const claims = JSON.parse(Buffer.from(account.token.split('.')[1] ?? '', 'base64url').toString())
+  const exp = Math.floor(Date.now() / 1000) + 2
+  const shortLived = createSigner({ key: TEST_JWT_SECRET, algorithm: 'HS256', iss: config.BASE_URL, aud: 'portal' } as never)({ sid: claims.sid, tid: claims.tid, sub: claims.sub, exp })
+  for (let i = 0; i < 3; i++) {
+    t.equal((await app.inject({ method: 'GET', url: '/api/me', headers: bearer(shortLived) })).statusCode, 200, `use ${i + 1} before exp`)
+  }
+  await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50))
+  const after = await app.inject({ method: 'GET', url: '/api/me', headers: bearer(shortLived) })
+  t.equal(after.statusCode, 401, 'the remembered verification ends at exp')
+  t.equal((await app.inject({ method: 'GET', url: '/api/me', headers: bearer(account.token) })).statusCode, 200, 'the session itself is still open (control)')
+})
