@@ -9,7 +9,7 @@ export default fp(async (fastify) => {
     sign: { algorithm: 'HS256', iss: fastify.config.BASE_URL, aud: 'portal', expiresIn: fastify.config.TOKEN_TTL_SECONDS },
     // Every authenticated request verifies the same few tokens again and again: remember a verified
     // token's claims until its exp (fast-jwt caps each entry there). Revocation is unaffected: the
-    // session row is checked on every request. The token itself is the key, as it already sits in memory.
-    verify: { algorithms: ['HS256'], allowedIss: fastify.config.BASE_URL, allowedAud: 'portal', cache: 10_000, cacheKeyBuilder: (token: string) => token }
+    // session row is checked on every request.
+    verify: { algorithms: ['HS256'], allowedIss: fastify.config.BASE_URL, allowedAud: 'portal', cache: 10_000 }
   })
 }, { name: 'jwt', dependencies: ['env'] })
