@@ -1,0 +1,58 @@
+/**
+ * The ClusterRole the portal runs under (deploy/kubernetes/base/provisioner-role.yaml) grants
+ * exactly what the Kubernetes backend uses: a whole instance life cycle runs against the fake API
+ * server, every request is turned into the RBAC permission the API server would check, and the
+ * role must grant each one and nothing else.
+ */
+import t from 'tap'
+import { instanceSpec, QUOTA, setup, TENANT_ID, waitForState } from '../provisioning/kubernetes/setup.ts'
+import { kustomize } from '../support/kustomize.ts'
+import { grantedPermissions, missingGrants, neededPermissions, type PolicyRule } from '../support/kube/rbac.ts'
+
+async function shippedRules (): Promise<PolicyRule[]> {
+  const role = (await kustomize('deploy/kubernetes/base')).find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'erp-portal-provisioner')
+  if (role === undefined) throw new Error('no ClusterRole erp-portal-provisioner in deploy/kubernetes/base')
+  return (role as unknown as { rules: PolicyRule[] }).rules
+}
+
+/** Every backend operation, the paths that only run when something is wrong included. */
+async function lifeCycleRequests (t: Parameters<typeof setup>[0]) {
+  const { kube, backend } = await setup(t, { readyDelayMs: 50 })
+  const spec = instanceSpec()
+  await backend.check()
+  await backend.ensureTenant('acme', TENANT_ID, QUOTA)
+  await backend.provision(spec)
+  await waitForState(backend, spec, 'running')
+  await backend.observeAll(['acme'])
+  kube.holdNotReady('erp-acme', 'erp-shop', { reason: 'CrashLoopBackOff' })
+  await backend.restart(spec)
+  await backend.observe(spec)
+  kube.releaseHold('erp-acme', 'erp-shop')
+  await backend.stop(spec)
+  await backend.start(spec)
+  await backend.remove(spec)
+  await backend.removeTenant('acme')
+  t.same(kube.internalErrors, [])
+  return kube.requests
+}
+
+t.test('the role grants every call of the life cycle, and nothing the code does not use', async (t) => {
+  const needed = neededPermissions(await lifeCycleRequests(t))
+  t.ok(needed.length > 10, `${needed.length} permissions used:\n${needed.join('\n')}`)
+  const rules = await shippedRules()
+  t.same(missingGrants(rules, needed), [], 'every call is allowed')
+  t.same(grantedPermissions(rules).filter((line) => !needed.includes(line)), [], 'no grant goes unused (least privilege)')
+  t.notOk(JSON.stringify(rules).includes('"*"'), 'no wildcards')
+})
+
+t.test('a call the role does not grant is reported (control)', async (t) => {
+  const rules = await shippedRules()
+  const withoutDeploymentDeletes = rules.map((rule) => rule.resources?.includes('deployments') === true ? { ...rule, verbs: rule.verbs?.filter((verb) => verb !== 'delete') } : rule)
+  t.same(missingGrants(withoutDeploymentDeletes, ['delete apps/deployments', 'get apps/deployments']), ['delete apps/deployments'])
+  t.same(neededPermissions([
+    { method: 'PATCH', path: '/api/v1/namespaces/erp-x/secrets/s', query: {}, contentType: 'application/apply-patch+yaml' },
+    { method: 'GET', path: '/api/v1/namespaces/erp-x/pods/p/log', query: {}, contentType: '' },
+    { method: 'GET', path: '/apis/apps/v1/namespaces/erp-x/deployments', query: { watch: 'true' }, contentType: '' },
+    { method: 'DELETE', path: '/api/v1/namespaces/erp-x/pods', query: {}, contentType: '' }
+  ]), ['create core/secrets', 'deletecollection core/pods', 'get core/pods/log', 'patch core/secrets', 'watch apps/deployments'], 'apply needs create too; sub-resources, watches and collections are their own permissions')
+})
