@@ -6,16 +6,29 @@
  *   node auth-server/keys-cli.ts promote   # the next key signs; the old one stays published
  *                                          # for OAUTH_ACCESS_TOKEN_TTL_SECONDS, then disappears
  *
- * Running auth servers read the keys at start: restart them after each step.
+ * The keys live in PostgreSQL, shared by every replica. Running auth servers
+ * read them at start: restart them (a rolling restart) after each step.
  */
+import pg from 'pg'
 import { loadConfig } from '../config/env.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
-import { createSigningKeyStore } from './keys.ts'
+import { createSigningKeyStore, type SigningKeyStore } from './keys.ts'
 
 export async function runKeysCli (argv: string[], log: (line: string) => void = console.log): Promise<number> {
   const config = loadConfig()
-  const store = createSigningKeyStore({ dataDir: config.DATA_DIR, jwtSecret: await resolveJwtSecret(config) })
-  const command = argv[0]
+  if (config.DATABASE_URL === undefined) {
+    log('The signing keys live in the portal\'s PostgreSQL: set DATABASE_URL')
+    return 2
+  }
+  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 2 })
+  try {
+    return await runCommand(argv[0], createSigningKeyStore({ pool, jwtSecret: await resolveJwtSecret(config), dataDir: config.DATA_DIR }), config.OAUTH_ACCESS_TOKEN_TTL_SECONDS, log)
+  } finally {
+    await pool.end()
+  }
+}
+
+async function runCommand (command: string | undefined, store: SigningKeyStore, retainSeconds: number, log: (line: string) => void): Promise<number> {
   switch (command) {
     case 'list':
       await store.load() // creates the first key when there is none yet
@@ -26,11 +39,11 @@ export async function runKeysCli (argv: string[], log: (line: string) => void = 
     case 'rotate': {
       await store.load()
       const next = await store.rotate()
-      log(`Added next key ${next.kid}. Restart the auth servers so the JWKS publishes it; promote it once resource servers have refreshed their JWKS cache.`)
+      log(`Added next key ${next.kid}. Restart the auth servers (every replica reads the same keys) so the JWKS publishes it; promote it once resource servers have refreshed their JWKS cache.`)
       return 0
     }
     case 'promote': {
-      const current = await store.promote({ retainSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS })
+      const current = await store.promote({ retainSeconds })
       log(`Key ${current.kid} now signs. Restart the auth servers.`)
       return 0
     }

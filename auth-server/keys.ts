@@ -1,13 +1,17 @@
 import { createHash, generateKeyPairSync, type JsonWebKey } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createSealedFile } from './keys-file.ts'
+import type pg from 'pg'
+import { createSealedRow } from './keys-row.ts'
+import { createSealer } from './keys-seal.ts'
 
 /**
- * RS256 signing keys, generated on first start and kept (encrypted) in
- * DATA_DIR/secrets/oidc-signing-keys.json. Rotation publishes a key before it
- * signs: `rotate` adds a "next" key (in the JWKS, not signing), `promote` makes
- * it "current" and retires the old one, which stays published for
- * `retainSeconds` (the access-token TTL) so tokens it signed still verify.
+ * RS256 signing keys, generated on first start and kept (sealed) in PostgreSQL,
+ * so every replica signs with the same key and publishes the same JWKS.
+ * Rotation publishes a key before it signs: `rotate` adds a "next" key (in the
+ * JWKS, not signing), `promote` makes it "current" and retires the old one,
+ * which stays published for `retainSeconds` (the access-token TTL) so tokens it
+ * signed still verify. Running servers read the keys at start.
  */
 export type KeyStatus = 'current' | 'next' | 'retired'
 
@@ -35,18 +39,33 @@ export interface SigningKeyStore {
 }
 
 export interface SigningKeyStoreOptions {
-  dataDir: string
+  pool: pg.Pool
   jwtSecret: string
+  /** Where earlier versions kept the keys in a file: imported once, so that tokens they signed stay valid. */
+  dataDir?: string
   now?: () => Date
 }
 
-export function signingKeysFile (dataDir: string): string {
+/** The keys file of earlier versions (same sealing), read once when the database has no keys yet. */
+export function legacySigningKeysFile (dataDir: string): string {
   return join(dataDir, 'secrets', 'oidc-signing-keys.json')
 }
 
 export function createSigningKeyStore (options: SigningKeyStoreOptions): SigningKeyStore {
-  const file = createSealedFile(signingKeysFile(options.dataDir), options.jwtSecret)
+  const sealer = createSealer(options.jwtSecret)
+  const row = createSealedRow(options.pool, sealer)
   const now = options.now ?? (() => new Date())
+
+  async function legacyKeys (): Promise<{ keys?: StoredKey[] } | undefined> {
+    if (options.dataDir === undefined) return undefined
+    const file = legacySigningKeysFile(options.dataDir)
+    try {
+      return sealer.open(await readFile(file, 'utf8'), file) as { keys?: StoredKey[] }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+  }
 
   function published (keys: StoredKey[]): StoredKey[] {
     const at = now().getTime()
@@ -54,16 +73,20 @@ export function createSigningKeyStore (options: SigningKeyStoreOptions): Signing
   }
 
   async function readKeys (): Promise<StoredKey[]> {
-    const stored = await file.read() as { keys?: StoredKey[] } | undefined
+    const stored = await row.read() as { keys?: StoredKey[] } | undefined
     if (stored !== undefined) return published(stored.keys ?? [])
-    const first = newKey('current', now())
-    // Another process may have created the file meanwhile: then its key wins.
-    if (await file.create({ keys: [first] })) return [first]
+    const first = await legacyKeys() ?? { keys: [newKey('current', now())] }
+    // Another replica may have stored its keys meanwhile: then its keys win.
+    await row.create(first)
     return readKeys()
   }
 
-  async function write (keys: StoredKey[]): Promise<void> {
-    await file.replace({ keys: published(keys) })
+  /** Changes the stored keys in one transaction (rotate and promote from two shells cannot interleave). */
+  function change (edit: (keys: StoredKey[]) => { keys: StoredKey[], result: StoredKey }): Promise<StoredKey> {
+    return row.update((content) => {
+      const { keys, result } = edit(published((content as { keys?: StoredKey[] }).keys ?? []))
+      return { content: { keys: published(keys) }, result }
+    })
   }
 
   return {
@@ -76,25 +99,27 @@ export function createSigningKeyStore (options: SigningKeyStoreOptions): Signing
     },
 
     async rotate () {
-      const keys = await readKeys()
-      if (keys.some((key) => key.status === 'next')) throw new Error('A next key already exists: promote it first')
-      const next = newKey('next', now())
-      await write([...keys, next])
-      return next
+      await readKeys()
+      return change((keys) => {
+        if (keys.some((key) => key.status === 'next')) throw new Error('A next key already exists: promote it first')
+        const next = newKey('next', now())
+        return { keys: [...keys, next], result: next }
+      })
     },
 
     async promote ({ retainSeconds }) {
-      const keys = await readKeys()
-      const next = keys.find((key) => key.status === 'next')
-      if (next === undefined) throw new Error('There is no next key: run rotate first')
-      const publishedUntil = new Date(now().getTime() + retainSeconds * 1000).toISOString()
-      const updated = keys.map((key): StoredKey => {
-        if (key === next) return { ...key, status: 'current' }
-        if (key.status === 'current') return { ...key, status: 'retired', publishedUntil }
-        return key
+      await readKeys()
+      return change((keys) => {
+        const next = keys.find((key) => key.status === 'next')
+        if (next === undefined) throw new Error('There is no next key: run rotate first')
+        const publishedUntil = new Date(now().getTime() + retainSeconds * 1000).toISOString()
+        const updated = keys.map((key): StoredKey => {
+          if (key === next) return { ...key, status: 'current' }
+          if (key.status === 'current') return { ...key, status: 'retired', publishedUntil }
+          return key
+        })
+        return { keys: updated, result: { ...next, status: 'current' } }
       })
-      await write(updated)
-      return { ...next, status: 'current' }
     },
 
     async list () {

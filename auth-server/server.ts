@@ -35,10 +35,10 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   const log = options.log ?? ((message: string) => console.error(message))
   if (config.DATABASE_URL === undefined) throw new Error('The auth server requires DATABASE_URL (the portal\'s PostgreSQL)')
   const jwtSecret = await resolveJwtSecret(config)
-  const keys = await createSigningKeyStore({ dataDir: config.DATA_DIR, jwtSecret }).load()
   const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_MAX })
   // An idle connection the server closed (restart, failover) is replaced on next use; it must not end the process.
   pool.on('error', (error) => log(`auth-server database connection lost: ${error.message}`))
+  const keys = await createSigningKeyStore({ pool, jwtSecret, dataDir: config.DATA_DIR }).load()
   const provider = createProvider({ config: { ...config, JWT_SECRET: jwtSecret }, pool, keys, findAccount: createFindAccount(pool) })
   provider.on('server_error', (_ctx: unknown, error: Error) => log(`auth-server error: ${error.stack ?? error.message}`))
 

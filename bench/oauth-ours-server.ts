@@ -29,13 +29,13 @@ const config = loadConfig({
   DATABASE_URL: databaseUrl,
   BASE_URL: ISSUER,
   DATA_DIR: dataDir,
-  // Only this process signs (and seals its key file): any long secret will do.
+  // Only this process signs (and seals its keys): any long secret will do.
   JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256-000000',
   DB_POOL_MAX: Number(process.env.BENCH_POOL_MAX ?? 10)
 })
-const keys = await createSigningKeyStore({ dataDir, jwtSecret: config.JWT_SECRET as string }).load()
 const pool = new pg.Pool({ connectionString: databaseUrl, max: config.DB_POOL_MAX })
 pool.on('error', (error) => console.error(`bench auth server: database connection lost: ${error.message}`))
+const keys = await createSigningKeyStore({ pool, jwtSecret: config.JWT_SECRET as string }).load()
 const provider = createProvider({ config, pool, keys, findAccount: createFindAccount(pool) })
 provider.on('server_error', (_ctx: unknown, error: Error) => console.error(`bench auth server error: ${error.stack ?? error.message}`))
 

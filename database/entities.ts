@@ -14,6 +14,7 @@ import { Ticket, TicketMessage } from '../plugins/app/tickets/ticket.entity.ts'
 import { User } from '../plugins/app/users/user.entity.ts'
 import { RateLimitCounter } from '../lib/rate-limit/counter.entity.ts'
 import { OidcPayload } from '../auth-server/oidc-payload.entity.ts'
+import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
 
@@ -22,5 +23,5 @@ export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
   Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
-  OidcPayload, HandoffCode, RevokedToken
+  OidcPayload, SigningKeySet, HandoffCode, RevokedToken
 ]

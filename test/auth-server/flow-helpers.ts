@@ -54,7 +54,7 @@ export async function startFlowServers (t: Teardown, authEnv: Record<string, unk
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   pool.on('error', () => {})
   t.teardown(() => pool.end())
-  const keys = await createSigningKeyStore({ dataDir, jwtSecret: TEST_JWT_SECRET }).load()
+  const keys = await createSigningKeyStore({ pool, jwtSecret: TEST_JWT_SECRET }).load()
   const provider = createProvider({ config, pool, keys, findAccount: createFindAccount(pool), ...options })
   handler = provider.callback()
   const name = await pool.query<{ name: string }>('SELECT name FROM users WHERE id = $1', [person.user.id])

@@ -39,7 +39,7 @@ export async function startTestAuthServer (t: Teardown, env: Record<string, unkn
   const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL, DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), ...env })
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 })
   pool.on('error', () => {}) // idle clients cut off when the test database is dropped
-  const keys = await createSigningKeyStore({ dataDir, jwtSecret: config.JWT_SECRET as string }).load()
+  const keys = await createSigningKeyStore({ pool, jwtSecret: config.JWT_SECRET as string }).load()
   const provider = createProvider({ config, pool, keys, findAccount: createFindAccount(pool) })
   const server = createServer(provider.callback())
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
