@@ -42,24 +42,36 @@ function sinceParam (since: Date): string {
   return `${Math.floor(ms / 1000)}.${String((ms % 1000) * 1_000_000).padStart(9, '0')}`
 }
 
+/** Most lines read to find the last `tail` of one stream. */
+const MAX_SCANNED_LINES = 100_000
+
 export function createDockerLogs (docker: Docker, call: EngineCall, connectTimeoutMs: number): LogBackend {
+  async function read (name: string, tail: number, since: Date | undefined): Promise<LogLine[] | undefined> {
+    let body: Buffer
+    try {
+      body = await call('logs', name, (signal) => docker.getContainer(name).logs({
+        stdout: true, stderr: true, timestamps: true, follow: false, tail, ...(since === undefined ? {} : { since: sinceParam(since) }), abortSignal: signal
+      } as Docker.ContainerLogsOptions & { follow: false, abortSignal: AbortSignal }) as unknown as Promise<Buffer>)
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined
+      throw error
+    }
+    const reader = new FrameReader()
+    // The engine's order across the two streams is its own; ours is by time.
+    return [...reader.push(Buffer.from(body)), ...reader.flush()].sort(byTime)
+  }
+
   return {
     async readLogs (ref, { tail, since, streams = 'all' }) {
       const name = containerName(ref.subdomain)
-      let body: Buffer
-      try {
-        body = await call('logs', name, (signal) => docker.getContainer(name).logs({
-          stdout: streams !== 'stderr', stderr: streams !== 'stdout', timestamps: true, follow: false, tail, ...(since === undefined ? {} : { since: sinceParam(since) }), abortSignal: signal
-        } as Docker.ContainerLogsOptions & { follow: false, abortSignal: AbortSignal }) as unknown as Promise<Buffer>)
-      } catch (error) {
-        if (statusOf(error) === 404) return undefined
-        throw error
+      const from = since === undefined ? undefined : dateNs(since)
+      // The engine cuts `tail` before it picks a stream: for one stream, ask for more until enough are in.
+      for (let asked = streams === 'all' ? tail : tail * 4; ; asked *= 4) {
+        const lines = await read(name, asked, since)
+        if (lines === undefined) return undefined
+        const kept = streams === 'all' ? lines : lines.filter((line) => line.stream === streams)
+        if (kept.length >= tail || lines.length < asked || asked >= MAX_SCANNED_LINES) return sinceAndTail(kept, from, tail)
       }
-      const reader = new FrameReader()
-      const lines = [...reader.push(Buffer.from(body)), ...reader.flush()]
-      // The engine's `since` is what it is; the exact cut and the order across streams are ours.
-      lines.sort(byTime)
-      return sinceAndTail(lines, since === undefined ? undefined : dateNs(since), tail)
     },
 
     async followLogs (ref, since, handlers) {
