@@ -1,8 +1,9 @@
 /**
  * Pod logs of an instance: the newest pod of its Deployment (the one a rollout
  * is bringing up, or the only one), container `erp`, with timestamps. The API
- * merges stdout and stderr, so every line is `stdout`. `sinceTime` has second
- * precision on the wire; the exact cut is made here.
+ * merges stdout and stderr, so every line is `stdout`. "Since" is whole seconds
+ * on the wire (`sinceSeconds` for reads: client-node's read call has no
+ * `sinceTime`; `sinceTime` for follows); the exact cut is made here.
  */
 import { CoreV1Api, Log, type KubeConfig, type V1Pod } from '@kubernetes/client-node'
 import { PassThrough } from 'node:stream'
@@ -22,6 +23,9 @@ function newest (pods: V1Pod[]): V1Pod | undefined {
 
 /** Whole seconds, rounded down: the API's sinceTime is an RFC 3339 time without fraction. */
 const sinceTime = (since: Date): string => new Date(Math.floor(since.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+
+/** Seconds back to `since`, rounded up (at least 1, as the API requires). */
+const sinceSeconds = (since: Date): number => Math.max(1, Math.ceil((Date.now() - since.getTime()) / 1000) + 1)
 
 function toLines (text: string, since: Date | undefined): LogLine[] {
   const splitter = new LineSplitter()
@@ -53,7 +57,7 @@ export function createKubernetesLogs (kubeConfig: KubeConfig, call: ApiCaller, a
       if (pod === undefined) return undefined
       try {
         const text = await call(`read log of Pod ${pod.namespace}/${pod.name}`, (o) => core.readNamespacedPodLog({
-          ...pod, container: CONTAINER_NAME, timestamps: true, tailLines: tail, ...(since === undefined ? {} : { sinceTime: sinceTime(since) })
+          ...pod, container: CONTAINER_NAME, timestamps: true, tailLines: tail, ...(since === undefined ? {} : { sinceSeconds: sinceSeconds(since) })
         }, o))
         return sinceAndTail(toLines(text, since), undefined, tail)
       } catch (error) {
@@ -70,6 +74,9 @@ export function createKubernetesLogs (kubeConfig: KubeConfig, call: ApiCaller, a
       const pod = await podOf(ref)
       if (pod === undefined) throw new KubernetesApiError(`no pod of ${ref.subdomain} to follow`, 404, undefined)
       const sink = new PassThrough()
+      // client-node pipes the response into `sink` and keeps no error handler on it: an abort
+      // (our stop) would be an uncaught exception.
+      sink.on('pipe', (source) => source.on('error', (error) => end(stopped ? undefined : error)))
       const splitter = new LineSplitter()
       const from = dateNs(since)
       let stopped = false
