@@ -49,6 +49,9 @@ export function openSseViewer (res: ServerResponse, headers: Record<string, unkn
     options.onClose()
   }
 
+  let corked = false
+  const uncork = (): void => { corked = false; res.uncork() }
+
   function write (text: string): void {
     if (closed) return
     if (res.writableLength > options.maxBufferedBytes) {
@@ -57,6 +60,12 @@ export function openSseViewer (res: ServerResponse, headers: Record<string, unkn
       res.destroy()
       options.onClose()
       return
+    }
+    // The lines of one backend chunk go out in one write (and one chunk of the response), not one each.
+    if (!corked) {
+      corked = true
+      res.cork()
+      process.nextTick(uncork)
     }
     res.write(text)
   }
