@@ -38,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { auth: 'none' }, // the stream token in the query is the credential (EventSource sends no headers)
     schema: {
       tags: ['instances'],
-      operationId: 'streamInstanceLogs',
+      operationId: 'openInstanceLogStream',
       summary: 'The instance\'s live log (Server-Sent Events)',
       description: 'Lines as they are written, each an event with `id:`; a reconnect with `Last-Event-ID` (or `last_event_id`) resumes after that line ' +
         'without gaps or duplicates. A `: heartbeat` comment every 15 s. Ends (`event: end`) after LOG_STREAM_MAX_SECONDS, or within seconds of a ' +
