@@ -13,7 +13,8 @@
  * (100), BENCH_WARMUP (s, 2), BENCH_POOL_MAX (10, both servers), BENCH_ONLY
  * (run only the scenarios whose name contains it, or one of its comma-separated parts), BENCH_TOKEN_RPS (3000: the
  * req/s the token scenario's batches of codes are sized for),
- * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts).
+ * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts),
+ * BENCH_LOG_LINES_PER_SECOND (200: the log fan-out scenario's write rate, bench/log-fanout.ts).
  */
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
@@ -21,6 +22,7 @@ import { startServer, type RunningServer } from './child-process.ts'
 import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type Run, type RunSettings } from './report.ts'
 import { agentAccessToken } from './mcp-agent.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
+import { LOG_FANOUT_SCENARIO, measureLogFanout } from './log-fanout.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
@@ -140,6 +142,13 @@ async function measureTokenScenario (childEnv: Record<string, string>): Promise<
   })
 }
 
+async function measureLogFanoutScenario (childEnv: Record<string, string>): Promise<Measurement[]> {
+  if (!selected(LOG_FANOUT_SCENARIO)) return []
+  return withServer('./log-fanout-server.ts', childEnv, async (server) => [await measureLogFanout(server, {
+    clients: connections, durationSeconds, linesPerSecond: setting('BENCH_LOG_LINES_PER_SECOND', 200)
+  }, log)])
+}
+
 // --- the run -------------------------------------------------------------------
 let exitCode = 1
 try {
@@ -148,7 +157,7 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv)])
+  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv)])
   if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)

@@ -109,6 +109,10 @@ export const ENV_SECTIONS = {
   'Support staff': {
     SUPPORT_API_TOKEN: secret('Turns on the /api/support/... operator routes (header X-Support-Token).')
   },
+  'Instance logs': {
+    LOG_STREAM_MAX_SECONDS: seconds(10, 86_400, 3600, 'Longest life of one live log stream (Server-Sent Events); the client reconnects with Last-Event-ID and a new stream token.'),
+    LOG_STREAM_HEARTBEAT_SECONDS: seconds(1, 300, 15, 'How often an open log stream gets a heartbeat comment, so proxies keep it open.')
+  },
   'Demo data': {
     SEED_DEMO: Type.Boolean({ default: true, description: 'Creates a demo company and its admin on first start (idempotent).' }),
     DEMO_COMPANY: Type.String({ minLength: 1, default: 'Demo Company', description: 'Name of the demo company.' }),
@@ -214,6 +218,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS['E-mail and invitations'],
   ...ENV_SECTIONS['Payments and trials'],
   ...ENV_SECTIONS['Support staff'],
+  ...ENV_SECTIONS['Instance logs'],
   ...ENV_SECTIONS['Demo data'],
   ...ENV_SECTIONS.Instances,
   ...ENV_SECTIONS.Docker,

@@ -11,6 +11,7 @@ import { BackendUnavailableError, type InstanceSpec, type Observation, type Prov
 import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
 import { ensureImage } from './image.ts'
+import { createDockerLogs } from './logs.ts'
 import { containerName, dataVolumeName, LABELS } from './names.ts'
 import { fromInspect, fromListEntry } from './observation.ts'
 import { resolveOptions, type DockerBackendOptions } from './options.ts'
@@ -95,6 +96,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
 
   return {
     name: 'docker',
+    ...createDockerLogs(docker, call, options.callTimeoutMs),
 
     async check () {
       try {

@@ -53,6 +53,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/payments/webhook/:provider': { access: 'public' },
   // Guarded by X-OAuth-Handoff-Secret instead of a portal token (test/routes/api/oauth/handoff.test.ts).
   'POST /api/oauth/handoff/consume': { access: 'public' },
+  // Opened with a stream token in the query instead of a portal token (test/routes/api/instances/instances-logs-docker.test.ts).
+  'GET /api/instances/:id/logs/stream': { access: 'public' },
   'GET /.well-known/oauth-protected-resource': { access: 'public' },
   'GET /.well-known/oauth-protected-resource/api/mcp': { access: 'public' },
   'GET /login': { access: 'public' },
@@ -77,6 +79,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/:id/start': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/stop': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/restart': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/logs': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/logs/stream-token': { access: 'member', resource: 'instance' },
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },
   'DELETE /api/oauth/grants/:id': { access: 'member', resource: 'grant' },

@@ -18,7 +18,9 @@
 #     (/index.html, /healthz answering "ok") with busybox httpd, which logs requests to stderr;
 #   - on SIGTERM or SIGINT prints "erp-test-image: TERM received, stopping" (or INT) and
 #     "erp-test-image: stopped", and exits 0 at once (`docker stop` does not need its timeout);
-#   - if httpd dies, prints "erp-test-image: httpd exited with status <n>" and exits with it.
+#   - if httpd dies, prints "erp-test-image: httpd exited with status <n>" and exits with it;
+#   - writes "erp-test-image: tick <n>" (n = 1, 2, ...) every $TICK_SECONDS (default 0.2) for the
+#     log tests: to stdout, and every fifth one to stderr instead. TICK_SECONDS=0 turns it off.
 set -euo pipefail
 umask 022
 
@@ -82,8 +84,10 @@ cat >"$rootfs/entrypoint.sh" <<'ENTRYPOINT'
 # Stand-in for the ERP: serves /www over HTTP on $HTTP_PORT (default 8069; not PORT, which the ERP image takes as the database port) until SIGTERM or SIGINT.
 port="${HTTP_PORT:-8069}"
 httpd_pid=""
+ticker_pid=""
 stop() {
   echo "erp-test-image: $1 received, stopping"
+  if [ -n "$ticker_pid" ]; then kill -TERM "$ticker_pid" 2>/dev/null; fi
   if [ -n "$httpd_pid" ]; then
     kill -TERM "$httpd_pid" 2>/dev/null
     wait "$httpd_pid" 2>/dev/null
@@ -98,6 +102,19 @@ trap 'stop INT' INT
 echo "erp-test-image: starting httpd on port $port"
 httpd -f -v -p "$port" -h /www &
 httpd_pid=$!
+tick="${TICK_SECONDS:-0.2}"
+if [ "$tick" != 0 ]; then
+  (
+    trap - TERM INT
+    n=0
+    while :; do
+      n=$((n + 1))
+      if [ $((n % 5)) = 0 ]; then echo "erp-test-image: tick $n" >&2; else echo "erp-test-image: tick $n"; fi
+      sleep "$tick"
+    done
+  ) &
+  ticker_pid=$!
+fi
 wait "$httpd_pid"
 status=$?
 echo "erp-test-image: httpd exited with status $status"
@@ -134,7 +151,7 @@ docker import --message "$comment" "${change_args[@]}" - "$tag" <"$tarball" >/de
   || die "docker import failed"
 log "imported $tag (content sha256 ${hash:0:12}) in $(( ($(date +%s%N) - started) / 1000000 )) ms"
 
-# --- verify: it serves HTTP, logs its start line and stops cleanly on SIGTERM -----------------
+# --- verify: it serves HTTP, logs its start and tick lines and stops cleanly on SIGTERM -----------------
 verify_name="erp-test-image-verify-$$"
 docker run -d --name "$verify_name" --label erp.test-image.verify=1 "$tag" >/dev/null \
   || die "docker run $tag failed"
@@ -148,18 +165,22 @@ if [ "$answer" != "ok" ]; then
   docker logs "$verify_name" >&2 || true
   die "$tag did not answer /healthz within 10 s"
 fi
+for _ in $(seq 1 50); do
+  case "$(docker logs "$verify_name" 2>&1)" in *"erp-test-image: tick 2"*) break ;; esac
+  sleep 0.1
+done
 stop_started=$(date +%s%N)
 docker stop --time 10 "$verify_name" >/dev/null
 stop_ms=$(( ($(date +%s%N) - stop_started) / 1000000 ))
 exit_code="$(docker inspect --format '{{.State.ExitCode}}' "$verify_name")"
 logs="$(docker logs "$verify_name" 2>&1)"
 case "$logs" in
-  *"erp-test-image: starting httpd on port 8069"*"erp-test-image: stopped"*) ;;
-  *) echo "$logs" >&2; die "$tag: start or stop line missing from the logs" ;;
+  *"erp-test-image: starting httpd on port 8069"*"erp-test-image: tick 2"*"erp-test-image: stopped"*) ;;
+  *) echo "$logs" >&2; die "$tag: start, tick or stop line missing from the logs" ;;
 esac
 [ "$exit_code" = 0 ] || { echo "$logs" >&2; die "$tag exited $exit_code on SIGTERM (expected 0)"; }
 [ "$stop_ms" -lt 5000 ] || die "$tag took ${stop_ms} ms to stop on SIGTERM (the trap does not work)"
 docker rm "$verify_name" >/dev/null
 verify_name=""
-log "verified $tag: /healthz answers, logs its start line, exits 0 on SIGTERM in ${stop_ms} ms"
+log "verified $tag: /healthz answers, logs its start and tick lines, exits 0 on SIGTERM in ${stop_ms} ms"
 echo "$tag"

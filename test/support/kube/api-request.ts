@@ -22,6 +22,11 @@ export interface ApiResponse {
   body: unknown
   /** Defaults to application/json. */
   contentType?: string
+  /**
+   * A streaming answer (pod logs with follow=true): the body is written first, then whatever
+   * `write` is given, until the client goes; the function answered is called then.
+   */
+  follow?: (write: (text: string) => void) => () => void
 }
 
 export function isDryRun (query: URLSearchParams): boolean {

@@ -18,7 +18,8 @@ import { discoveryDocument } from './discovery.ts'
 import { FaultInjector, type Fault } from './faults.ts'
 import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './kubeconfig.ts'
 import { isObject, type JsonObject } from './merge.ts'
-import { PodLogs, renderPod, type SimPod } from './pods.ts'
+import { PodLogs } from './pod-logs.ts'
+import { renderPod, type SimPod } from './pods.ts'
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
@@ -67,6 +68,10 @@ export interface FakeKubeApiServer {
   releaseHold: (namespace: string, deployment: string) => void
   /** Log text for a pod, or for every pod of a deployment; per container optionally. */
   setPodLogs: (namespace: string, podOrDeployment: string, text: string, options?: { container?: string }) => void
+  /** A line written now (newline added): stored, and sent to every open follow (follow=true) of those logs. */
+  appendPodLog: (namespace: string, podOrDeployment: string, line: string, options?: { container?: string }) => void
+  /** Log follows open now. */
+  podLogFollowers: () => number
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -127,6 +132,14 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
       const result = route({ ctx, source, logs, findPod }, apiRequest)
+      if (result.follow !== undefined) {
+        record.status = result.code
+        res.writeHead(result.code, { 'Content-Type': 'text/plain; charset=utf-8', 'Transfer-Encoding': 'chunked' })
+        res.write(String(result.body))
+        const stop = result.follow((text) => res.write(text))
+        res.on('close', stop)
+        return
+      }
       answer(result.code, result.body, result.contentType)
     } catch (error) {
       if (error instanceof KubeError) { answer(error.status.code, error.status, 'application/json', error.headers); return }
@@ -167,6 +180,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     holdNotReady: (namespace, deployment, o = {}) => { deployments.hold(namespace, deployment, o.reason) },
     releaseHold: (namespace, deployment) => { deployments.release(namespace, deployment) },
     setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
+    appendPodLog: (namespace, podOrDeployment, line, o = {}) => { logs.append(namespace, podOrDeployment, line, o.container) },
+    podLogFollowers: () => logs.followers(),
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),
     requests,

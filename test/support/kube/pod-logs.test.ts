@@ -1,6 +1,7 @@
 /** Pod logs through readNamespacedPodLog: seeded text, tailLines, containers, and the kubelet's refusals. */
 import t from 'tap'
-import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node'
+import { PassThrough } from 'node:stream'
+import { AppsV1Api, CoreV1Api, Log } from '@kubernetes/client-node'
 import { fakeKubeApiServer } from './fake-api-server.ts'
 import { deploymentManifest, namespaceManifest, rejection, serverSideApply } from './client-helpers.ts'
 
@@ -48,4 +49,50 @@ t.test('a pod still starting has no logs yet (400); several containers need `con
   t.match(await rejection(core.readNamespacedPodLog({ name, namespace: NS })), { code: 400, message: `a container name must be specified for pod ${name}, choose one of: [odoo proxy]` })
   t.equal(await core.readNamespacedPodLog({ name, namespace: NS, container: 'proxy' }), 'proxy up\n')
   t.equal(await core.readNamespacedPodLog({ name, namespace: NS, container: 'odoo' }), 'odoo up\n')
+})
+
+t.test('timestamps, sinceTime, and follow=true carrying the lines written later', async (t) => {
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 0 })
+  kube.seed(namespaceManifest(NS))
+  kube.seed(deploymentManifest(NS, 'web'))
+  kube.setPodLogs(NS, 'web', 'first\nsecond\n')
+  const core = kube.kubeConfig.makeApiClient(CoreV1Api)
+  const [pod] = (await core.listNamespacedPod({ namespace: NS })).items
+  const name = pod?.metadata?.name ?? ''
+
+  const stamped = (await core.readNamespacedPodLog({ name, namespace: NS, timestamps: true })).split('\n').filter(Boolean)
+  t.equal(stamped.length, 2)
+  t.match(stamped[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z first$/, 'RFC 3339 to the nanosecond, a space, the line')
+  t.ok(stamped[0]! < stamped[1]!, 'times increase')
+  t.equal(await core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 60 }), 'first\nsecond\n', 'sinceSeconds: the last minute')
+  t.match(await rejection(core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 0 })), { code: 400 })
+  const read = async (sinceTime: string): Promise<string> => {
+    const out: string[] = []
+    const sink = new PassThrough()
+    sink.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')))
+    await new Log(kube.kubeConfig).log(NS, name, 'odoo', sink, { sinceTime })
+    await new Promise((resolve) => sink.on('end', resolve))
+    return out.join('')
+  }
+  t.equal(await read(new Date(Date.now() + 5000).toISOString().slice(0, 19) + 'Z'), '', 'sinceTime: nothing since a later time')
+  t.equal(await read(new Date(Date.now() - 5000).toISOString().slice(0, 19) + 'Z'), 'first\nsecond\n', 'sinceTime: all since an earlier one')
+
+  const chunks: string[] = []
+  const sink = new PassThrough()
+  sink.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')))
+  sink.on('pipe', (source) => source.on('error', () => {})) // the abort below ends the response with an AbortError
+  const controller = await new Log(kube.kubeConfig).log(NS, name, 'odoo', sink, { follow: true, timestamps: true })
+  const text = async (): Promise<string> => {
+    for (let i = 0; i < 50 && !chunks.join('').includes('third'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    return chunks.join('')
+  }
+  t.equal(kube.podLogFollowers(), 1, 'the follow stays open')
+  kube.appendPodLog(NS, 'web', 'third')
+  const followed = (await text()).split('\n').filter(Boolean)
+  t.same(followed.map((line) => line.slice(line.indexOf(' ') + 1)), ['first', 'second', 'third'], 'what was there, then the appended line')
+  controller.abort()
+  for (let i = 0; i < 50 && kube.podLogFollowers() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.equal(kube.podLogFollowers(), 0, 'closed with the client')
+  t.equal(await core.readNamespacedPodLog({ name, namespace: NS, tailLines: 1 }), 'third\n', 'appended lines are part of the log')
+  t.same(kube.internalErrors, [])
 })

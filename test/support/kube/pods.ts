@@ -1,11 +1,8 @@
 /**
  * The synthetic Pods behind simulated Deployments (named `<deployment>-<template hash>-<xxxxx>`,
- * labelled from the template plus `pod-template-hash`), and their logs.
+ * labelled from the template plus `pod-template-hash`); their logs are in pod-logs.ts.
  */
-import type { ApiRequest, ApiResponse } from './api-request.ts'
 import { clone, isObject, type JsonObject } from './merge.ts'
-import { badRequest, notFound } from './status.ts'
-import type { ResourceType } from './resources.ts'
 
 export interface SimPod {
   name: string
@@ -25,7 +22,7 @@ export interface SimPod {
   ip: string
 }
 
-function containersOf (pod: SimPod): JsonObject[] {
+export function containersOf (pod: SimPod): JsonObject[] {
   const spec = isObject(pod.template.spec) ? pod.template.spec : {}
   return (Array.isArray(spec.containers) ? spec.containers : []).filter(isObject)
 }
@@ -75,45 +72,5 @@ export function renderPod (pod: SimPod): JsonObject {
       qosClass: 'BestEffort',
       containerStatuses
     }
-  }
-}
-
-/** Seeded log text: by pod name or by deployment name (every pod of it), optionally per container. */
-export class PodLogs {
-  #texts = new Map<string, string>()
-
-  set (namespace: string, podOrDeployment: string, text: string, container = ''): void {
-    this.#texts.set(`${namespace}/${podOrDeployment}/${container}`, text)
-  }
-
-  #find (pod: SimPod, container: string): string {
-    for (const owner of [pod.name, pod.deployment]) {
-      for (const c of [container, '']) {
-        const text = this.#texts.get(`${pod.namespace}/${owner}/${c}`)
-        if (text !== undefined) return text
-      }
-    }
-    return ''
-  }
-
-  /** GET …/pods/<name>/log: `container`, `tailLines`, `limitBytes`; errors as the kubelet reports them through the API server. */
-  read (podType: ResourceType, pod: SimPod | undefined, req: ApiRequest): ApiResponse {
-    if (pod === undefined) throw notFound(podType, req.name ?? '')
-    const names = containersOf(pod).map((c) => String(c.name))
-    const container = req.query.get('container') ?? (names.length === 1 ? names[0] : undefined)
-    if (container === undefined) throw badRequest(`a container name must be specified for pod ${pod.name}, choose one of: [${names.join(' ')}]`)
-    if (!names.includes(container)) throw badRequest(`container ${container} is not valid for pod ${pod.name}`)
-    if (!pod.ready && pod.failing !== 'CrashLoopBackOff') throw badRequest(`container "${container}" in pod "${pod.name}" is waiting to start: ${pod.failing ?? 'ContainerCreating'}`)
-    let text = this.#find(pod, container)
-    const tail = req.query.get('tailLines')
-    if (tail !== null && /^\d+$/.test(tail)) {
-      const lines = text.split('\n')
-      if (lines.at(-1) === '') lines.pop()
-      const kept = Number(tail) === 0 ? [] : lines.slice(-Number(tail))
-      text = kept.length === 0 ? '' : `${kept.join('\n')}${text.endsWith('\n') ? '\n' : ''}`
-    }
-    const limit = req.query.get('limitBytes')
-    if (limit !== null && /^\d+$/.test(limit)) text = Buffer.from(text, 'utf8').subarray(0, Number(limit)).toString('utf8')
-    return { code: 200, body: text, contentType: 'text/plain' }
   }
 }
