@@ -3,8 +3,9 @@ import addFormats from 'ajv-formats'
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
 
 function newAjv (coerceTypes: boolean | 'array') {
-  // strictNumbers: `number` and `integer` refuse NaN and Infinity (JSON's 1e309, a query's "1e400"),
-  // which Ajv otherwise accepts; `strict: false` alone would switch that check off.
+  // strictNumbers: `number` and `integer` refuse NaN and Infinity in JSON (1e309), which Ajv otherwise
+  // accepts; `strict: false` alone would switch that check off. Coercion of query text ("1e400") still
+  // yields Infinity and skips the bounds: plugins/app/http refuses a non-finite number after validation.
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false, strictNumbers: true })
   addFormats.default(ajv)
   return ajv
