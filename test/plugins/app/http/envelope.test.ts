@@ -35,16 +35,15 @@ t.test('every error status answers in the one envelope', async (t) => {
   t.equal(nul.json().error.details.fields[0].field, 'login')
 
   const { token: viewer } = await signup(app)
-  // Query coercion turns these into Infinity, which Ajv then lets past the bounds (it skips number keywords on a non-finite value).
-  for (const url of ['/api/activity?before=Infinity', '/api/activity?before=1e400', '/api/tickets?page=Infinity', '/api/test/unbounded?n=-1e400']) {
-    const infinite = await app.inject({ method: 'GET', url, headers: bearer(viewer) })
-    t.equal(infinite.statusCode, 400, `${url}: never a 500`)
-    isEnvelope(t, infinite.json(), 400, 'NUMBER_NOT_FINITE')
-  }
-  for (const [url, field] of [['/api/activity?before=9223372036854775808', 'before'], ['/api/tickets?page=2147483648', 'page']]) {
+  // Query coercion turns "Infinity" and "1e400" into Infinity: the bounds refuse it, and a number without bounds is refused after validation.
+  const unbounded = await app.inject({ method: 'GET', url: '/api/test/unbounded?n=-1e400' })
+  isEnvelope(t, unbounded.json(), 400, 'NUMBER_NOT_FINITE')
+  for (const [url, field] of [['/api/activity?before=Infinity', 'before'], ['/api/activity?before=1e400', 'before'], ['/api/tickets?page=Infinity', 'page'],
+    ['/api/activity?before=9223372036854775808', 'before'], ['/api/tickets?page=2147483648', 'page']]) {
     const huge = await app.inject({ method: 'GET', url, headers: bearer(viewer) })
+    t.equal(huge.statusCode, 400, `${url}: never a 500`)
     isEnvelope(t, huge.json(), 400, 'VALIDATION_FAILED')
-    t.equal(huge.json().error.details.fields[0].field, field, `${url}: past the column's range, names ${field}`)
+    t.equal(huge.json().error.details.fields[0].field, field, `${url}: out of bounds, names ${field}`)
   }
   const infiniteBody = await app.inject({ method: 'POST', url: '/api/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"n": 1e309}' })
   t.equal(infiniteBody.statusCode, 400, 'JSON 1e309 (Infinity) is not an integer')
