@@ -37,7 +37,8 @@ function refusalProblem (path: string, response: LightMyRequestResponse): string
   if (type.startsWith('text/html')) return isBrowserPage(path) ? undefined : `an HTML ${response.statusCode} outside the browser pages`
   if (!type.startsWith('application/json')) return `HTTP ${response.statusCode} with content-type ${type || 'none'}`
   const body = response.json() as Record<string, any>
-  if (isOAuthEndpoint(path) && typeof body.error === 'string') return undefined
+  // RFC 6749 5.2: an ASCII error code (a serializer's "[object Object]" is not one).
+  if (isOAuthEndpoint(path) && typeof body.error === 'string') return /^[a-z_]+$/.test(body.error) ? undefined : `OAuth error code ${JSON.stringify(body.error)}`
   const envelope = body.success === false && typeof body.error?.code === 'string' && typeof body.error?.message === 'string' && typeof body.request_id === 'string'
   if (!envelope) return `HTTP ${response.statusCode} not in the envelope: ${response.body.slice(0, 300)}`
   return body.error.code === 'INTERNAL_ERROR' ? 'INTERNAL_ERROR' : undefined
@@ -84,6 +85,7 @@ t.test('the check itself: a 500, a bare 400 and INTERNAL_ERROR are refused; the 
   const envelope = { success: false, error: { code: 'VALIDATION_FAILED', message: 'm' }, request_id: 'r' }
   t.equal(refusalProblem('/api/x', answer(400, envelope)), undefined)
   t.equal(refusalProblem('/oauth/token', answer(400, { error: 'invalid_request' })), undefined)
+  t.not(refusalProblem('/oauth/token', answer(400, { error: '[object Object]' })), undefined)
   t.not(refusalProblem('/api/x', answer(500, envelope)), undefined)
   t.not(refusalProblem('/api/x', answer(400, { error: 'invalid_request' })), undefined)
   t.not(refusalProblem('/api/x', answer(400, { ...envelope, error: { code: 'INTERNAL_ERROR', message: 'm' } })), undefined)
