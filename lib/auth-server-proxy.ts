@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { defineError } from './errors.ts'
+import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
 import { forward, responseHeaders, UpstreamUnavailableError } from './proxy.ts'
 import { OAuthDocument, OAuthError, Redirect } from '../schemas/authorization-server.ts'
 
@@ -25,6 +26,18 @@ export interface ProxiedRoute {
  * routes/.well-known, routes/api/oauth), inside its own encapsulated context:
  * bodies go upstream byte for byte, so that context parses none.
  */
+/**
+ * What the portal itself refuses on these routes before forwarding (a NUL in the query, a lone
+ * surrogate: plugins/app/http): a 400 in the OAuth error format the routes document, as the
+ * authorization server answers; rate limits and an unreachable upstream keep the envelope.
+ */
+function oauthErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { status, body } = toErrorBody(error)
+  if (status >= 500) request.log.error({ err: error }, 'auth server proxy failed')
+  if (status !== 400) return sendError(reply, status, body)
+  return reply.code(400).send({ error: 'invalid_request', error_description: body.message })
+}
+
 export function proxyToAuthServer (fastify: FastifyInstance, routes: ProxiedRoute[]): void {
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => { done(null, body) })
@@ -62,6 +75,7 @@ export function proxyToAuthServer (fastify: FastifyInstance, routes: ProxiedRout
         url: route.url,
         config: { auth: 'none' },
         onRequest: counted ? [limited] : [],
+        errorHandler: oauthErrors,
         schema: {
           tags: ['oauth'],
           operationId,

@@ -3,7 +3,11 @@ import addFormats from 'ajv-formats'
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify'
 
 function newAjv (coerceTypes: boolean | 'array') {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false })
+  // JSON (bodies, tool arguments): strictNumbers makes `number` and `integer` refuse NaN and Infinity
+  // (1e309), which Ajv otherwise accepts. Not when coercing query text: there "1e400" becomes Infinity
+  // after the type check, and strictNumbers would then skip the bounds that refuse it (every integer
+  // has them: schemas/common.ts); plugins/app/http refuses what is still not finite after validation.
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false, strictNumbers: coerceTypes === false })
   addFormats.default(ajv)
   return ajv
 }

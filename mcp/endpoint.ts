@@ -5,6 +5,7 @@ import { createMcpAuthentication } from './authenticate.ts'
 import { handleMcpPost } from './http-bridge.ts'
 import { createMcpServer } from './mcp-server.ts'
 import { createOriginPolicy } from './origin-policy.ts'
+import { invalidParamsMessage, refuseBatch, sendInvalidParams } from './request-check.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
 
@@ -16,6 +17,8 @@ export interface McpEndpoint {
   authenticate: onRequestAsyncHookHandler
   /** Bad JSON or a body that is not JSON-RPC: a JSON-RPC error, as MCP clients expect, not the REST envelope. */
   errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply
+  /** preValidation: a JSON-RPC batch is refused before anything else reads the body. */
+  refuseBatch: typeof refuseBatch
   /** Handles one JSON-RPC POST with a stateless MCP server. */
   handlePost: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 }
@@ -61,7 +64,11 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
   return {
     authenticate,
     errorHandler: jsonRpcErrors,
+    refuseBatch,
     handlePost: async (request, reply) => {
+      const body = request.body as Parameters<typeof invalidParamsMessage>[0]
+      const invalid = invalidParamsMessage(body)
+      if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
       const context = { actor: request.actor, app: fastify, get em () { return request.em } }
       const server = createMcpServer(registry, context)

@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify'
 import type { ValidateFunction } from 'ajv'
 import { compileJsonValidator } from '../lib/validation.ts'
-import { findNulCharacter, InvalidCharacter, toErrorBody } from '../plugins/app/http/envelope.ts'
+import { assertStorableText, toErrorBody } from '../plugins/app/http/envelope.ts'
 import type { ToolContext, ToolDefinition } from './tools/tool.ts'
 
 /** A tool as `tools/list` describes it (MCP 2025-11-25 Tool). */
@@ -70,8 +70,7 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       // The arguments were parsed for this request alone: validation may fill defaults in place.
       const input = args ?? {}
       try {
-        const nul = findNulCharacter(input)
-        if (nul !== undefined) throw InvalidCharacter(`The arguments contain a NUL character (in ${nul})`, { fields: [{ field: nul, in: 'arguments', message: 'must not contain U+0000' }] })
+        assertStorableText(input, 'arguments')
         const prepared = entry.tool.prepare === undefined ? input : entry.tool.prepare(input as Record<string, unknown>)
         if (!entry.validate(prepared)) {
           throw Object.assign(new Error('invalid arguments'), { validation: entry.validate.errors ?? [], validationContext: 'arguments' })

@@ -1,8 +1,8 @@
 import { Type } from 'typebox'
-import { InstanceId, Success } from './common.ts'
+import { BigInt53, InstanceId, Int4, Success } from './common.ts'
 
 export const ActivityItem = Type.Object({
-  id: Type.Integer({ description: 'Increasing; also the pagination cursor' }),
+  id: BigInt53({ minimum: 1, description: 'Increasing; also the pagination cursor' }),
   title: Type.String(),
   type: Type.String({ description: 'e.g. user.created, ticket.replied, instance.started' }),
   actor: Type.Object({
@@ -17,13 +17,13 @@ export const ActivityItem = Type.Object({
 })
 
 export const ActivityQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
-  before: Type.Optional(Type.Integer({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
+  limit: Type.Optional(Int4({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
+  before: Type.Optional(BigInt53({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Only this activity type' })),
-  instance_id: Type.Optional(Type.Integer({ ...InstanceId, description: 'Only activities about this instance (its id)' }))
+  instance_id: Type.Optional(BigInt53({ minimum: 1, description: 'Only activities about this instance (its id)' }))
 }, { additionalProperties: false })
 
 export const ActivityListResponse = Success({
   activities: Type.Array(ActivityItem),
-  next_cursor: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `before` for the next (older) page; null on the last page' })
+  next_cursor: Type.Union([BigInt53({ minimum: 1 }), Type.Null()], { description: 'Pass as `before` for the next (older) page; null on the last page' })
 })

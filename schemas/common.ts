@@ -1,4 +1,28 @@
-import { Type, type TSchema } from 'typebox'
+import { Type, type TNumberOptions, type TSchema } from 'typebox'
+
+/** PostgreSQL `integer` (int4): the largest value the column holds. */
+export const INT4_MAX = 2_147_483_647
+/** A bigint column read as a JavaScript number: the largest integer read exactly (2^53 - 1). */
+export const BIGINT_MAX = Number.MAX_SAFE_INTEGER
+
+/**
+ * Every integer in a schema has both bounds, so a value past the column
+ * (2^63 in a query string, which coercion turns into a float) is a 400, never a
+ * database error. An int4 column: 0 to 2^31 - 1 unless narrowed.
+ */
+export function Int4 (options: TNumberOptions = {}) {
+  return Type.Integer({ minimum: 0, maximum: INT4_MAX, ...options })
+}
+
+/** An integer stored in a bigint column: 0 to 2^53 - 1 unless narrowed. */
+export function BigInt53 (options: TNumberOptions = {}) {
+  return Type.Integer({ minimum: 0, maximum: BIGINT_MAX, ...options })
+}
+
+/** A number with finite bounds (Ajv also refuses NaN and Infinity: lib/validation.ts). */
+export function FiniteNumber (options: TNumberOptions = {}) {
+  return Type.Number({ minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE, ...options })
+}
 
 export const Id = Type.String({ format: 'uuid', description: 'Identifier (UUID)' })
 export const IdParams = Type.Object({ id: Id })
@@ -9,7 +33,7 @@ export const IdParams = Type.Object({ id: Id })
  * (and the JSON parsers of most languages) reads exactly; a sequence that
  * counts one by one never gets there.
  */
-export const InstanceId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Instance id (a positive integer)', examples: [42] })
+export const InstanceId = BigInt53({ minimum: 1, description: 'Instance id (a positive integer)', examples: [42] })
 export const InstanceIdParams = Type.Object({ id: InstanceId })
 
 export const ErrorEnvelope = Type.Object({
@@ -31,8 +55,8 @@ export function Success<T extends Record<string, TSchema>> (properties: T, optio
 
 /** Optional in the document (they have defaults); always present after validation fills the defaults. */
 export const Pagination = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' }))
+  page: Type.Optional(Int4({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Int4({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' }))
 })
 
 /** The page a query asks for, with the defaults applied (validation fills them; types cannot know). */

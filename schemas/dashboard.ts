@@ -1,10 +1,10 @@
 import { Type } from 'typebox'
-import { Id, InstanceId, Success } from './common.ts'
+import { FiniteNumber, Id, InstanceId, Int4, Success } from './common.ts'
 import { ActivityItem } from './activity.ts'
 import { INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 
-const count = Type.Integer({ minimum: 0 })
-const nullableCount = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])
+const count = Int4({ minimum: 0 })
+const nullableCount = Type.Union([Int4({ minimum: 0 }), Type.Null()])
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')
 
 export const DashboardResponse = Success({
@@ -17,19 +17,19 @@ export const DashboardResponse = Success({
     version: Type.String({ description: 'Portal version' }),
     subscription: Type.Union([Type.Object({
       id: Id,
-      plan: Type.Object({ id: Type.Union([Type.Integer(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
+      plan: Type.Object({ id: Type.Union([Int4(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]) }),
       status: Type.Union([Type.String(), Type.Null()], { description: 'trialing, pending_payment, active, past_due, expired or cancelled' }),
       billing_cycle: Type.Union([Type.String(), Type.Null()]),
       renewal_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       trial_ends_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      amount: Type.Number({ description: 'Price of the current period, in major units' }),
-      amount_due: Type.Number({ description: 'Still to pay before activation, in major units' }),
+      amount: FiniteNumber({ description: 'Price of the current period, in major units' }),
+      amount_due: FiniteNumber({ description: 'Still to pay before activation, in major units' }),
       currency: Type.String(),
       limits: Type.Object({ users: nullableCount, instances: nullableCount, workers: nullableCount, storage: nullableCount })
     }), Type.Null()], { description: "The company's subscription; null when it has none" }),
     configuration: Type.Union([Type.Object({
-      id: Type.Integer(),
-      plan_id: Type.Union([Type.Integer(), Type.Null()]),
+      id: Int4(),
+      plan_id: Type.Union([Int4(), Type.Null()]),
       users: nullableCount,
       storage: nullableCount,
       workers: nullableCount,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 import { SUBDOMAIN_PATTERN } from '../lib/subdomains.ts'
-import { InstanceId, Success } from './common.ts'
+import { FiniteNumber, InstanceId, Int4, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const InstanceState = Type.Enum(INSTANCE_STATES, {
@@ -41,10 +41,10 @@ export const InstanceSummary = Type.Object({
 export const InstanceDetail = Type.Object({
   ...Common,
   version: Type.String({ description: 'The image the backend runs, e.g. `odoo:17.0`' }),
-  database_size: Type.Union([Type.Number(), Type.Null()], { description: 'MB (pg_database_size); null when the database server cannot be asked' }),
-  memory: Type.Integer({ description: 'Memory limit, MB' }),
-  storage: Type.Integer({ description: 'Filestore volume, GB' }),
-  cpu: Type.Number({ description: 'CPU limit, cores' }),
+  database_size: Type.Union([FiniteNumber(), Type.Null()], { description: 'MB (pg_database_size); null when the database server cannot be asked' }),
+  memory: Int4({ description: 'Memory limit, MB' }),
+  storage: Int4({ description: 'Filestore volume, GB' }),
+  cpu: FiniteNumber({ description: 'CPU limit, cores' }),
   database_name: Type.String({ description: 'The ERP database (also the name of its login role)' }),
   postgres_db: Type.String({ description: 'Where the database lives: `host:port/database`, as the instance reaches it' }),
   last_backup: Nullable(Minute),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, InstanceId, Pagination, Success } from './common.ts'
+import { Id, InstanceId, Int4, Pagination, Success } from './common.ts'
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: '`admin` manages the company account; `user` uses it' })
 const Timestamp = Type.String({ format: 'date-time' })
@@ -26,7 +26,7 @@ export const Invitation = Type.Object({
   expires_at: Timestamp,
   created_at: Timestamp,
   invited_by: Type.Union([Type.Object({ id: Id, name: Type.String() }), Type.Null()], { description: 'The administrator who sent it (null if their account was deleted)' }),
-  send_count: Type.Integer({ description: 'How many times the e-mail was sent (1 + resends)' }),
+  send_count: Int4({ description: 'How many times the e-mail was sent (1 + resends)' }),
   last_sent_at: Type.Union([Timestamp, Type.Null()]),
   accepted_at: Type.Union([Timestamp, Type.Null()]),
   cancelled_at: Type.Union([Timestamp, Type.Null()])
@@ -38,9 +38,9 @@ export const InvitationListQuery = Pagination
 
 export const InvitationListResponse = Success({
   invitations: Type.Array(Invitation, { description: 'Pending invitations, newest first, including expired ones' }),
-  total: Type.Integer(),
-  page: Type.Integer(),
-  per_page: Type.Integer()
+  total: Int4(),
+  page: Int4(),
+  per_page: Int4()
 })
 
 export const InvitationIdParams = Type.Object({ id: Id })

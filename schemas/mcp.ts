@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
+import { BIGINT_MAX, BigInt53, Int4, INT4_MAX } from './common.ts'
 
-const JsonRpcId = Type.Union([Type.String(), Type.Integer()], { description: 'Request id, echoed in the response' })
+const JsonRpcId = Type.Union([Type.String(), BigInt53({ minimum: -BIGINT_MAX })], { description: 'Request id, echoed in the response' })
 
 export const JsonRpcMessage = Type.Object({
   jsonrpc: Type.Literal('2.0'),
@@ -11,19 +12,18 @@ export const JsonRpcMessage = Type.Object({
   error: Type.Optional(Type.Unknown())
 }, { additionalProperties: true, description: 'A JSON-RPC 2.0 message (MCP)' })
 
-export const McpRequestBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage, { minItems: 1 })], {
-  description: 'One JSON-RPC message (or, for protocol 2025-03-26, a batch)'
-})
+/** One message per POST: the protocol versions negotiated here (2025-06-18, 2025-11-25) have no batches. */
+export const McpRequestBody = JsonRpcMessage
 
 export const McpHeaders = Type.Object({
   accept: Type.Optional(Type.String({ description: 'Must list both application/json and text/event-stream' })),
   'mcp-protocol-version': Type.Optional(Type.String({ description: '2025-11-25 or 2025-06-18 (after initialize)' }))
 })
 
-export const JsonRpcResponse = Type.Unknown({ description: 'The JSON-RPC response (or, for a batch, responses)' })
+export const JsonRpcResponse = Type.Unknown({ description: 'The JSON-RPC response' })
 
 export const JsonRpcErrorResponse = Type.Object({
   jsonrpc: Type.Literal('2.0'),
   id: Type.Union([JsonRpcId, Type.Null()]),
-  error: Type.Object({ code: Type.Integer({ description: '-32700 parse error, -32600 invalid request, -32000 transport' }), message: Type.String() })
+  error: Type.Object({ code: Int4({ minimum: -INT4_MAX - 1, description: '-32700 parse error, -32600 invalid request, -32000 transport' }), message: Type.String() })
 }, { description: 'A protocol error' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Success } from './common.ts'
+import { Int4, Success } from './common.ts'
 
 export const ModulesQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, description: 'Only this category (exact match, case-insensitive), e.g. `Finance`' })),
@@ -7,7 +7,7 @@ export const ModulesQuery = Type.Object({
 })
 
 export const ErpModuleItem = Type.Object({
-  id: Type.Integer(),
+  id: Int4(),
   name: Type.String({ description: 'Display name, e.g. "Inventory"' }),
   technical_name: Type.String({ description: 'Stable identifier, e.g. "stock"' }),
   description: Type.String(),

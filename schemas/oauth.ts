@@ -1,10 +1,17 @@
 import { Type } from 'typebox'
+import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
 import { Id, Success } from './common.ts'
 
-/** No control characters (NUL included) and no lone surrogates: the value goes into a URL (encodeURIComponent throws on a lone surrogate) and into PostgreSQL. */
-const PRINTABLE = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$'
+/**
+ * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
+ * included) and no lone surrogates, since it goes into a URL (encodeURIComponent throws on a lone
+ * surrogate), into a page and into PostgreSQL. Empty on the login page means "only sign in".
+ */
+const TransactionText = (minLength: number, description: string) =>
+  Type.String({ minLength, maxLength: 255, pattern: PRINTABLE_PATTERN, description })
 
-const Transaction = Type.String({ minLength: 1, maxLength: 255, pattern: PRINTABLE, description: 'The authorization transaction (interaction id) the auth server sent the person to the login page with' })
+const Transaction = TransactionText(1, 'The authorization transaction (interaction id) the auth server sent the person to the login page with')
+const PageTransaction = TransactionText(0, 'Set by the auth server; without it the page only signs in. No control characters, no lone surrogates.')
 const HandoffCode = Type.String({ minLength: 1, maxLength: 128, description: 'A one-time handoff code (43 characters, base64url)' })
 
 export const HandoffBody = Type.Object({ oauth_transaction: Transaction }, { additionalProperties: false })
@@ -55,14 +62,14 @@ export const ProtectedResourceMetadata = Type.Object({
 
 /** The login form (application/x-www-form-urlencoded); the page explains what is missing. */
 export const LoginPageQuery = Type.Object({
-  oauth_transaction: Type.Optional(Type.String({ maxLength: 255, description: 'Set by the auth server; without it the page only signs in' }))
+  oauth_transaction: Type.Optional(PageTransaction)
 })
 
 export const LoginForm = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254 })),
   password: Type.Optional(Type.String({ maxLength: 256 })),
   csrf: Type.Optional(Type.String({ maxLength: 128, description: 'The hidden field the page sets' })),
-  oauth_transaction: Type.Optional(Type.String({ maxLength: 255 }))
+  oauth_transaction: Type.Optional(PageTransaction)
 })
 
 export const HtmlPage = Type.String({ description: 'An HTML page' })

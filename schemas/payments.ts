@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Success } from './common.ts'
+import { FiniteNumber, Success } from './common.ts'
 
 export const WebhookParams = Type.Object({
   provider: Type.String({ pattern: '^[a-z0-9_-]{1,40}$', description: 'An enabled provider (PAYMENT_PROVIDERS), e.g. sandbox' })
@@ -14,5 +14,5 @@ export const WebhookResponse = Success({
 
 export const SandboxPayBody = Type.Object({
   payment_reference: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription\'s payment_reference' }),
-  amount: Type.Optional(Type.Number({ minimum: 0, maximum: 1e9, description: 'In major units; defaults to the amount due (another amount simulates a wrong payment)' }))
+  amount: Type.Optional(FiniteNumber({ minimum: 0, maximum: 1e9, description: 'In major units; defaults to the amount due (another amount simulates a wrong payment)' }))
 }, { additionalProperties: false })

@@ -1,12 +1,12 @@
 import { Type } from 'typebox'
-import { Success } from './common.ts'
+import { FiniteNumber, Int4, Success } from './common.ts'
 import { MAX_STORAGE_GB, MAX_USERS } from '../plugins/app/plans/recommendation-request.ts'
 
-const money = (description: string) => Type.Number({ minimum: 0, description: `${description}, in major units of \`currency\` (at most its decimals)` })
-const count = (description: string) => Type.Integer({ minimum: 0, description })
+const money = (description: string) => FiniteNumber({ minimum: 0, description: `${description}, in major units of \`currency\` (at most its decimals)` })
+const count = (description: string) => Int4({ minimum: 0, description })
 
 export const PlanItem = Type.Object({
-  id: Type.Integer(),
+  id: Int4(),
   code: Type.String({ description: 'Stable identifier: trial, starter, business, enterprise' }),
   name: Type.String(),
   description: Type.String(),
@@ -21,7 +21,7 @@ export const PlanItem = Type.Object({
   max_users: count('Most users the plan can have'),
   max_instances: count('Most ERP instances'),
   max_workers: count('Most workers per instance'),
-  annual_discount_percentage: Type.Number({ minimum: 0, maximum: 100, description: 'Discount on yearly billing, e.g. 15 for 15%' }),
+  annual_discount_percentage: FiniteNumber({ minimum: 0, maximum: 100, description: 'Discount on yearly billing, e.g. 15 for 15%' }),
   features: Type.Array(Type.String(), { description: 'Selling points, in display order' })
 }, { description: 'A plan of the catalog' })
 
@@ -30,8 +30,7 @@ export const PlansResponse = Success({
 })
 
 export const DemoPlanQuery = Type.Object({
-  // The bounds also refuse Infinity, which the query coercion would otherwise take for an integer.
-  plan_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'An active plan id; without it, the trial plan. Not a positive integer: 400; unknown or retired: 404 PLAN_NOT_FOUND' }))
+  plan_id: Type.Optional(Int4({ minimum: 1, description: 'An active plan id; without it, the trial plan. Not a positive integer: 400; unknown or retired: 404 PLAN_NOT_FOUND' }))
 })
 
 export const PlanResponse = Success({ plan: PlanItem })
@@ -51,7 +50,7 @@ export const RecommendationQuery = Type.Object({
 })
 
 export const PricingItem = Type.Object({
-  plan_id: Type.Integer(),
+  plan_id: Int4(),
   plan_name: Type.String(),
   users: count('Users priced'),
   storage: count('GB requested beyond the included storage'),
@@ -65,7 +64,7 @@ export const PricingItem = Type.Object({
   monthly_total: money('base_monthly + extra_storage_monthly'),
   annual_total: money('base_annual + extra_storage_annual'),
   annual_saving: money('12 x monthly_total - annual_total'),
-  annual_saving_percentage: Type.Number({ minimum: 0, maximum: 100, description: 'annual_saving as a share of 12 x monthly_total, two decimals' }),
+  annual_saving_percentage: FiniteNumber({ minimum: 0, maximum: 100, description: 'annual_saving as a share of 12 x monthly_total, two decimals' }),
   effective_monthly_annual: money('annual_total / 12'),
   billing_cycle: Type.Union([Type.Literal('monthly'), Type.Literal('yearly')]),
   total: money('monthly_total or annual_total, by billing_cycle'),
@@ -76,10 +75,10 @@ const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T,
   Type.Union([Type.Null(), schema], { description })
 
 export const RecommendationResponse = Success({
-  configuration_id: Type.Union([Type.Integer(), Type.Literal(false)], { description: "The company's saved plan configuration, or false" }),
+  configuration_id: Type.Union([Int4(), Type.Literal(false)], { description: "The company's saved plan configuration, or false" }),
   requested: Type.Object({
-    users: Type.Integer({ minimum: 1 }),
-    storage: Type.Integer({ minimum: 0 }),
+    users: Int4({ minimum: 1 }),
+    storage: Int4({ minimum: 0 }),
     billing_cycle: Type.Union([Type.Literal('monthly'), Type.Literal('yearly')])
   }, { description: 'The query after normalisation' }),
   trial: Type.Object({

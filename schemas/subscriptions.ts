@@ -1,27 +1,27 @@
 import { Type } from 'typebox'
 import { BILLING_CYCLES } from '../plugins/app/subscriptions/plan-configuration.entity.ts'
 import { SUBSCRIPTION_STATUSES } from '../plugins/app/subscriptions/subscription.entity.ts'
-import { Id, Success } from './common.ts'
+import { FiniteNumber, Id, Int4, Success } from './common.ts'
 import { PricingItem } from './plans.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const BillingCycle = Type.Enum(BILLING_CYCLES, { description: 'monthly or yearly' })
 export const SubscriptionStatus = Type.Enum(SUBSCRIPTION_STATUSES, { description: 'trialing, pending_payment, active, past_due, expired or cancelled' })
 
-const PlanId = Type.Integer({ minimum: 1, description: 'A plan id (GET /api/plans)' })
+const PlanId = Int4({ minimum: 1, description: 'A plan id (GET /api/plans)' })
 const DateTime = Type.String({ format: 'date-time' })
 const NullableDateTime = Type.Union([DateTime, Type.Null()])
-const Money = (description: string) => Type.Number({ description: `${description}, in major units of the currency (49.9 = 49.90 EUR)` })
+const Money = (description: string) => FiniteNumber({ description: `${description}, in major units of the currency (49.9 = 49.90 EUR)` })
 
-export const PlanRef = Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() })
+export const PlanRef = Type.Object({ id: Int4(), code: Type.String(), name: Type.String() })
 
 export const Configuration = Type.Object({
-  id: Type.Integer(),
+  id: Int4(),
   plan: PlanRef,
-  users: Type.Integer(),
-  storage: Type.Integer({ description: 'Extra GB beyond the storage the plan includes' }),
-  workers: Type.Integer(),
-  instances: Type.Integer(),
+  users: Int4(),
+  storage: Int4({ description: 'Extra GB beyond the storage the plan includes' }),
+  workers: Int4(),
+  instances: Int4(),
   billing_cycle: BillingCycle,
   updated_at: DateTime
 }, { description: 'The plan and quantities chosen ahead of checkout' })
@@ -31,10 +31,10 @@ export const SubscriptionItem = Type.Object({
   plan: PlanRef,
   status: SubscriptionStatus,
   billing_cycle: BillingCycle,
-  users: Type.Integer(),
-  storage: Type.Integer({ description: 'Extra GB beyond the storage the plan includes' }),
-  workers: Type.Integer(),
-  instances: Type.Integer(),
+  users: Int4(),
+  storage: Int4({ description: 'Extra GB beyond the storage the plan includes' }),
+  workers: Int4(),
+  instances: Int4(),
   currency: Type.String({ description: 'ISO 4217' }),
   amount: Money('What the billing cycle costs'),
   amount_due: Money('Still to be paid before activation; 0 once paid'),
@@ -50,7 +50,7 @@ export const SubscriptionResponse = Success({ subscription: SubscriptionItem })
 export const SubscribeResponse = Success({ subscription: SubscriptionItem, quote: PricingItem })
 export const SelectPlanResponse = Success({ configuration: Configuration, quote: PricingItem })
 
-const Count = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 1_000_000, description })
+const Count = (minimum: number, description: string) => Int4({ minimum, maximum: 1_000_000, description })
 
 export const SelectPlanBody = Type.Object({
   plan_id: PlanId,

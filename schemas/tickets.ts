@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../plugins/app/tickets/ticket.entity.ts'
 import { LIMITS } from '../plugins/app/tickets/ticket-rules.ts'
-import { Id, Pagination, Success } from './common.ts'
+import { Id, Int4, Pagination, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const TicketPriority = Type.Enum(TICKET_PRIORITIES, { description: 'low, normal, high or urgent' })
@@ -45,7 +45,7 @@ const summaryProperties = {
   subject: Type.String(),
   priority: TicketPriority,
   status: TicketStatus,
-  message_count: Type.Integer({ description: 'Messages in the thread, the opening description included' }),
+  message_count: Int4({ description: 'Messages in the thread, the opening description included' }),
   created_by: Type.Union([Person, Type.Null()], { description: 'Who opened it; null once that user is deleted' }),
   created_at: DateTime,
   updated_at: DateTime,
@@ -61,7 +61,7 @@ export const TicketDetail = Type.Object({
   messages: Type.Array(TicketMessage, { description: 'The whole thread, oldest first, starting with the description' })
 })
 
-export const PageInfo = Type.Object({ page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer({ description: 'Matching tickets on all pages' }) })
+export const PageInfo = Type.Object({ page: Int4(), per_page: Int4(), total: Int4({ description: 'Matching tickets on all pages' }) })
 
 export const TicketListResponse = Success({ tickets: Type.Array(TicketSummary), pagination: PageInfo })
 export const TicketResponse = Success({ ticket: TicketDetail })

@@ -1,10 +1,11 @@
 import { Type } from 'typebox'
+import { Int4 } from '../../schemas/common.ts'
 import { ModulesQuery } from '../../schemas/modules.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const RecommendationInput = Type.Object({
-  users: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'How many people will use the ERP; default 1' })),
-  storage: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'GB needed beyond the plan\'s included storage; default 0' })),
+  users: Type.Optional(Int4({ minimum: 1, maximum: 100_000, description: 'How many people will use the ERP; default 1' })),
+  storage: Type.Optional(Int4({ maximum: 100_000, description: 'GB needed beyond the plan\'s included storage; default 0' })),
   billing_cycle: Type.Optional(Type.Union([Type.Literal('monthly'), Type.Literal('yearly')], { description: 'monthly (default) or yearly' }))
 }, { additionalProperties: false })
 

@@ -1,11 +1,11 @@
 import { Type } from 'typebox'
 import { callerSql } from '../../lib/tenant-sql.ts'
-import { Id, InstanceId } from '../../schemas/common.ts'
+import { BigInt53, Id } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
 const InstanceRef = Type.Object({
-  instance_id: Type.Integer({ ...InstanceId, description: 'The instance id, an integer (from list_instances)' })
+  instance_id: BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
 }, { additionalProperties: false })
 
 /** Lifecycle requests are queued and repeat-safe: asking again while it is on its way changes nothing. */

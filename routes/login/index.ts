@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { clientMeta } from '../../lib/client-meta.ts'
 import { normalizeEmail } from '../../lib/email.ts'
 import { isAppError } from '../../lib/errors.ts'
+import { isPrintableText } from '../../lib/storable-text.ts'
 import { toErrorBody } from '../../plugins/app/http/envelope.ts'
 import { responses } from '../../schemas/common.ts'
 import { HtmlPage, LoginForm, LoginPageQuery } from '../../schemas/oauth.ts'
@@ -12,6 +13,8 @@ import { renderLoginErrorPage, renderLoginPage, renderSignedInPage } from '../..
 const MINUTE = 60_000
 /** Failures the person can fix by typing again: shown on the form, with the service's own message. */
 const FORM_ERRORS = new Set(['INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'TENANT_SUSPENDED'])
+const DAMAGED_TRANSACTION = 'This sign-in link is damaged: its authorization transaction (oauth_transaction) contains control ' +
+  'characters or broken Unicode. Go back to the application and connect again.'
 
 const html = { content: { 'text/html': { schema: HtmlPage } } }
 
@@ -25,8 +28,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { handoff, loginCsrf } = fastify.oauth
   const csp = pageCsp([new URL(config.BASE_URL).origin])
 
-  const loginUrl = (transaction: string | undefined) =>
-    transaction === undefined || transaction === '' ? '/login' : `/login?oauth_transaction=${encodeURIComponent(transaction)}`
+  // Only a transaction the schema would take goes back into a link: encodeURIComponent throws on a lone surrogate.
+  const loginUrl = (transaction: unknown) =>
+    typeof transaction !== 'string' || transaction === '' || !isPrintableText(transaction)
+      ? '/login'
+      : `/login?oauth_transaction=${encodeURIComponent(transaction)}`
 
   const sendPage = (reply: FastifyReply, status: number, page: string) => reply.code(status).type('text/html; charset=utf-8').send(page)
 
@@ -47,10 +53,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, body } = toErrorBody(error)
     if (status >= 500) request.log.error({ err: error }, 'login page failed')
-    const transaction = (request.query as { oauth_transaction?: string } | undefined)?.oauth_transaction ??
-      (request.body as { oauth_transaction?: string } | undefined)?.oauth_transaction
+    const transaction = (request.query as { oauth_transaction?: unknown } | undefined)?.oauth_transaction ??
+      (request.body as { oauth_transaction?: unknown } | undefined)?.oauth_transaction
     const title = status === 429 ? 'Too many attempts' : status >= 500 ? 'Something went wrong' : 'Cannot sign in'
-    return sendPage(reply, status, renderLoginErrorPage(title, body.message, loginUrl(typeof transaction === 'string' ? transaction : undefined)))
+    const damaged = status === 400 && typeof transaction === 'string' && !isPrintableText(transaction)
+    const message = damaged ? DAMAGED_TRANSACTION : body.message
+    return sendPage(reply, status, renderLoginErrorPage(title, message, loginUrl(transaction)))
   })
 
   const limits = {

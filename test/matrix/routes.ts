@@ -38,7 +38,6 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/oauth/register': { access: 'public' },
   'OPTIONS /api/oauth/register': { access: 'public' },
   'GET /oauth/authorize': { access: 'public' },
-  'POST /oauth/authorize': { access: 'public' },
   'GET /oauth/authorize/:uid': { access: 'public' },
   'POST /oauth/token': { access: 'public' },
   'OPTIONS /oauth/token': { access: 'public' },

@@ -126,3 +126,37 @@ t.test('a NUL character in tool arguments is a tool error INVALID_CHARACTER that
   }
   t.equal(await tenantSnapshot(app, person.user.tenant_id), before, 'no ticket, no activity')
 })
+
+t.test('a JSON-RPC batch over real HTTP is Invalid Request (-32600, id null, HTTP 400): 2025-06-18 and later have none', async (t) => {
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const batch = [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]
+  for (const version of ['2025-11-25', '2025-06-18']) {
+    const response = await fetch(`${address}/api/mcp`, { method: 'POST', headers: mcpHeaders(token, version), body: JSON.stringify(batch) })
+    t.equal(response.status, 400, `${version}: HTTP 400`)
+    const body = await response.json() as { jsonrpc: string, id: unknown, error: { code: number, message: string }, result?: unknown }
+    t.same({ jsonrpc: body.jsonrpc, id: body.id, code: body.error.code }, { jsonrpc: '2.0', id: null, code: -32600 }, `${version}: Invalid Request`)
+    t.match(body.error.message, /batch/i, 'the message says why')
+    t.notOk('result' in body, 'nothing was run')
+  }
+})
+
+t.test('tools/call with a name that is not a string or arguments that are not an object: -32602 with one short line', async (t) => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['arguments an array', { name: 'whoami', arguments: [] }, /arguments must be a JSON object/],
+    ['arguments a string', { name: 'whoami', arguments: 'x' }, /arguments must be a JSON object/],
+    ['arguments null', { name: 'whoami', arguments: null }, /arguments must be a JSON object/],
+    ['name a number', { name: 42, arguments: {} }, /name must be the tool's name, a string/],
+    ['name an object', { name: { a: 1 } }, /name must be the tool's name, a string/],
+    ['name missing', { arguments: {} }, /name must be the tool's name, a string/]
+  ]
+  for (const [label, params, message] of cases) {
+    const response = await post({ jsonrpc: '2.0', id: 'bad-params', method: 'tools/call', params })
+    assertRpcError(t, response, 200, -32602, label)
+    const { id, error } = response.json()
+    t.equal(id, 'bad-params', `${label}: the request id is echoed`)
+    t.match(error.message, message, `${label}: ${error.message}`)
+    t.ok(error.message.length < 200 && !error.message.includes('\n'), `${label}: short, one line`)
+  }
+  const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 42 } })
+  assertRpcError(t, list, 200, -32602, 'tools/list with a cursor that is not a string')
+})

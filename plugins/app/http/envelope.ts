@@ -1,7 +1,16 @@
 import type { FastifyError, FastifyReply } from 'fastify'
 import { defineError, isAppError } from '../../../lib/errors.ts'
+import { findUnstorableText } from '../../../lib/storable-text.ts'
 
 export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
+
+/** Refuses input holding text PostgreSQL or a URL encoder cannot take (lib/storable-text.ts), naming where. */
+export function assertStorableText (value: unknown, part: string): void {
+  const problem = findUnstorableText(value)
+  if (problem === undefined) return
+  const { field, message } = problem
+  throw InvalidCharacter(`The ${part} field ${field} ${message}`, { fields: [{ field, in: part, message }] })
+}
 
 export interface ErrorBody {
   code: string
@@ -87,18 +96,6 @@ function validationBody (issues: ValidationIssue[], context: string): ErrorBody 
   })
   const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ')
   return { code: 'VALIDATION_FAILED', message: `Invalid ${context}: ${summary}`, details: { fields } }
-}
-
-/** PostgreSQL text cannot hold U+0000: such input is refused up front instead of failing in the database. */
-export function findNulCharacter (value: unknown, path = '', depth = 0): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? (path || 'value') : undefined
-  if (depth > 32 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined
-  for (const [key, child] of Object.entries(value)) {
-    if (key.includes('\u0000')) return path ? `${path}.(key)` : '(key)'
-    const found = findNulCharacter(child, path ? `${path}.${key}` : key, depth + 1)
-    if (found !== undefined) return found
-  }
-  return undefined
 }
 
 /** Query coercion turns "Infinity" or "1e400" into Infinity, which ajv's integer check lets through. */

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
-import { findNonFiniteNumber, findNulCharacter, InvalidCharacter, sendError, toErrorBody } from './envelope.ts'
+import { assertStorableText, findNonFiniteNumber, sendError, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
 
 const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
@@ -18,8 +18,7 @@ export default fp(async (fastify) => {
     // The MCP endpoint answers bad input itself, as JSON-RPC errors or tool errors (mcp/tool-registry.ts).
     if (request.routeOptions.config.auth === 'mcp') return
     for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
-      const field = findNulCharacter(value)
-      if (field !== undefined) throw InvalidCharacter(`The ${part} contains a NUL character (in ${field})`, { fields: [{ field, in: part, message: 'must not contain U+0000' }] })
+      assertStorableText(value, part)
     }
   })
 

@@ -12,6 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('', {
     config: { auth: 'mcp' },
     onRequest: mcp.authenticate,
+    preValidation: mcp.refuseBatch,
     errorHandler: mcp.errorHandler,
     schema: {
       tags: ['mcp'],

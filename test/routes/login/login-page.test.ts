@@ -134,3 +134,25 @@ t.test('rate-limited per IP (the login route\'s limit): 429 as a page', async (t
   const api = await app.inject({ method: 'POST', url: '/api/login', payload: { login: 'x@example.com', password: 'wrong password' }, remoteAddress: '10.30.5.5' })
   t.equal(api.statusCode, 429, 'one budget with POST /api/login')
 })
+
+t.test('a transaction with control characters or broken Unicode: a clear 400 page, the handoff\'s rule, no code', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const { csrf, cookie } = await openForm(app)
+  for (const raw of ['line%0Abreak', 'bell%07', 'del%7F', 'a%00b', 'tab%09']) {
+    const form = `csrf=${csrf}&email=${encodeURIComponent(admin.email)}&password=${encodeURIComponent(admin.password)}&oauth_transaction=${raw}`
+    for (const [method, response] of [
+      ['GET', await app.inject({ method: 'GET', url: `/login?oauth_transaction=${raw}` })],
+      ['POST', await app.inject({ method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, payload: form })]
+    ] as const) {
+      const label = `${method} ${raw}`
+      t.equal(response.statusCode, 400, `${label}: 400`)
+      t.match(response.headers['content-type'], /^text\/html/, `${label}: a page`)
+      t.match(response.body, /sign-in link is damaged/, `${label}: says what is wrong`)
+      t.match(response.body, /href="\/login"/, `${label}: the way back carries no bad transaction`)
+    }
+  }
+  t.equal(await codeCount(app), 0, 'no handoff code minted')
+  // %ED%A0%80 is the byte form of a lone surrogate: not UTF-8, so the query parser never makes a lone surrogate of it.
+  t.ok((await app.inject({ method: 'GET', url: '/login?oauth_transaction=x%ED%A0%80' })).statusCode < 500, 'undecodable bytes: never a 500')
+})

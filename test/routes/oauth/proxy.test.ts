@@ -58,6 +58,16 @@ t.test('the portal serves the authorization server under its own origin', async 
   t.ok(authorize.statusCode >= 300 && authorize.statusCode < 500, `authorize answers ${authorize.statusCode}, not a portal error`)
 })
 
+t.test('a NUL the portal refuses before forwarding is a 400 in the OAuth error format, as the endpoint documents', async (t) => {
+  const app = await portalInFrontOf(t, await freePort())
+  for (const url of ['/oauth/token?client_id=a%00b', '/api/oauth/register?x=%00', '/.well-known/oauth-authorization-server?x=%00', '/oauth/authorize?state=%00']) {
+    const method = url.startsWith('/oauth/token') || url.startsWith('/api/') ? 'POST' : 'GET'
+    const response = await app.inject({ method, url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: method === 'POST' ? 'a=b' : undefined })
+    t.equal(response.statusCode, 400, url)
+    t.match(response.json(), { error: 'invalid_request', error_description: /U\+0000/ }, `${url}: ${response.body}`)
+  }
+})
+
 t.test('without the authorization server: 502 in the portal envelope, never a hang', async (t) => {
   const app = await portalInFrontOf(t, await freePort())
   const response = await app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })

@@ -18,6 +18,8 @@ t.test('every error status answers in the one envelope', async (t) => {
         throw new Error('password=hunter2 at /srv/secret.ts:42')
       })
       app.post('/api/test/echo', { config: { auth: 'none' }, schema: { body: Type.Object({ n: Type.Integer() }) } }, async (request) => request.body)
+      // A number with no bounds (every schema of the project has them: test/schemas/bounds.test.ts).
+      app.get('/api/test/unbounded', { config: { auth: 'none' }, schema: { querystring: Type.Object({ n: Type.Number() }) } }, async (request) => request.query)
     }
   })
 
@@ -33,11 +35,22 @@ t.test('every error status answers in the one envelope', async (t) => {
   t.equal(nul.json().error.details.fields[0].field, 'login')
 
   const { token: viewer } = await signup(app)
-  for (const url of ['/api/activity?before=Infinity', '/api/activity?before=1e400', '/api/tickets?page=Infinity']) {
-    const infinite = await app.inject({ method: 'GET', url, headers: bearer(viewer) })
-    t.equal(infinite.statusCode, 400, `${url}: never a 500`)
-    isEnvelope(t, infinite.json(), 400, 'NUMBER_NOT_FINITE')
+  // Query coercion turns "Infinity" and "1e400" into Infinity: the bounds refuse it, and a number without bounds is refused after validation.
+  const unbounded = await app.inject({ method: 'GET', url: '/api/test/unbounded?n=-1e400' })
+  isEnvelope(t, unbounded.json(), 400, 'NUMBER_NOT_FINITE')
+  for (const [url, field] of [['/api/activity?before=Infinity', 'before'], ['/api/activity?before=1e400', 'before'], ['/api/tickets?page=Infinity', 'page'],
+    ['/api/activity?before=9223372036854775808', 'before'], ['/api/tickets?page=2147483648', 'page']]) {
+    const huge = await app.inject({ method: 'GET', url, headers: bearer(viewer) })
+    t.equal(huge.statusCode, 400, `${url}: never a 500`)
+    isEnvelope(t, huge.json(), 400, 'VALIDATION_FAILED')
+    t.equal(huge.json().error.details.fields[0].field, field, `${url}: out of bounds, names ${field}`)
   }
+  const infiniteBody = await app.inject({ method: 'POST', url: '/api/test/echo', headers: { 'content-type': 'application/json' }, payload: '{"n": 1e309}' })
+  t.equal(infiniteBody.statusCode, 400, 'JSON 1e309 (Infinity) is not an integer')
+  isEnvelope(t, infiniteBody.json(), 400, 'VALIDATION_FAILED')
+  const surrogate = await app.inject({ method: 'POST', url: '/api/login', payload: { login: 'a\ud800@example.com', password: 'x' } })
+  isEnvelope(t, surrogate.json(), 400, 'INVALID_CHARACTER')
+  t.match(surrogate.json().error.details.fields[0], { field: 'login', in: 'body', message: /lone surrogate/ })
 
   const unauthorized = await app.inject({ method: 'GET', url: '/api/me' })
   t.equal(unauthorized.statusCode, 401)
