@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { InstanceId, Success } from './common.ts'
+import { InstanceId, Int4, Success } from './common.ts'
 
 export const LOG_TAIL_MAX = 5000
 export const LOG_STREAMS = ['all', 'stdout', 'stderr'] as const
@@ -7,7 +7,7 @@ export const LOG_STREAMS = ['all', 'stdout', 'stderr'] as const
 const Stream = Type.Enum(LOG_STREAMS, { default: 'all', description: '`stdout`, `stderr` or `all` (Kubernetes keeps no difference: its lines are all `stdout`)' })
 
 export const LogsQuery = Type.Object({
-  tail: Type.Optional(Type.Integer({ minimum: 1, maximum: LOG_TAIL_MAX, default: 200, description: `The last lines, at most ${LOG_TAIL_MAX}` })),
+  tail: Type.Optional(Int4({ minimum: 1, maximum: LOG_TAIL_MAX, default: 200, description: `The last lines, at most ${LOG_TAIL_MAX}` })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Only lines written at or after this time (RFC 3339)', examples: ['2026-01-31T12:00:00Z'] })),
   stream: Type.Optional(Stream)
 }, { additionalProperties: false })
@@ -27,7 +27,7 @@ export const LogsResponse = Success({
 
 export const LogStreamTokenResponse = Success({
   token: Type.String({ description: 'Opens the stream of this instance only, for you only; not a bearer token' }),
-  expires_in: Type.Integer({ description: 'Seconds left to open the stream (and to reconnect with it)', examples: [60] }),
+  expires_in: Int4({ description: 'Seconds left to open the stream (and to reconnect with it)', examples: [60] }),
   stream_url: Type.String({ description: 'The stream, token included: give it to an EventSource or `curl -N`' })
 })
 
