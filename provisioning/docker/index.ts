@@ -11,6 +11,7 @@ import { BackendUnavailableError, type InstanceSpec, type Observation, type Prov
 import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
 import { ensureImage } from './image.ts'
+import { createDockerUsage } from './metrics.ts'
 import { containerName, dataVolumeName, LABELS } from './names.ts'
 import { fromInspect, fromListEntry } from './observation.ts'
 import { resolveOptions, type DockerBackendOptions } from './options.ts'
@@ -23,6 +24,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
   const { docker } = options
   const call = createEngineCall(docker, options.callTimeoutMs)
   const stopCallMs = options.callTimeoutMs + options.stopTimeoutSeconds * 1000
+  const readUsage = createDockerUsage(docker, call)
 
   async function inspect (name: string): Promise<Docker.ContainerInspectInfo | undefined> {
     try {
@@ -158,6 +160,8 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       const info = await inspect(containerName(spec.subdomain))
       return info === undefined ? { state: 'missing' } : fromInspect(info)
     },
+
+    readUsage,
 
     async observeAll (tenantSubdomains) {
       const tenants = new Set(tenantSubdomains)
