@@ -6,7 +6,7 @@ import { Migration20261122010513_money_checks } from './Migration20261122010513_
 import { Migration20261122015843_instance_lifecycle } from './Migration20261122015843_instance_lifecycle.ts'
 import { Migration20261122025808_oauth } from './Migration20261122025808_oauth.ts'
 import { Migration20261125114431_integer_instance_ids } from './Migration20261125114431_integer_instance_ids.ts'
-import { Migration20261125142826_instance_metrics } from './Migration20261125142826_instance_metrics.ts'
+import { Migration20261125143239_instance_metrics } from './Migration20261125143239_instance_metrics.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -16,5 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261122015843_instance_lifecycle', class: Migration20261122015843_instance_lifecycle },
   { name: 'Migration20261122025808_oauth', class: Migration20261122025808_oauth },
   { name: 'Migration20261125114431_integer_instance_ids', class: Migration20261125114431_integer_instance_ids },
-  { name: 'Migration20261125142826_instance_metrics', class: Migration20261125142826_instance_metrics }
+  { name: 'Migration20261125143239_instance_metrics', class: Migration20261125143239_instance_metrics }
 ]

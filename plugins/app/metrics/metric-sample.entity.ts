@@ -23,7 +23,9 @@ const MetricSampleSchema = defineEntity({
     /** null when the database server could not be asked */
     databaseMb: p.double().nullable(),
     /** null when the backend cannot tell (Kubernetes reports a claim's capacity, not its use) */
-    volumeMb: p.double().nullable()
+    volumeMb: p.double().nullable(),
+    /** The data volume's size where the backend gives it one (a Kubernetes claim's capacity) */
+    volumeCapacityMb: p.double().nullable()
   }
 })
 
