@@ -56,7 +56,7 @@ t.test('--method tools/list prints every tool', async (t) => {
   const run = await inspector(cli(tokens.access_token, '--method', 'tools/list')).done
   exitsCleanly(t, run)
   const { tools } = JSON.parse(run.stdout) as { tools: Array<{ name: string, annotations?: Record<string, boolean> }> }
-  t.equal(tools.length, 20, '20 tools')
+  t.equal(tools.length, 21, '21 tools')
   for (const name of ['whoami', 'list_instances', 'create_ticket', 'list_users']) t.ok(tools.some((tool) => tool.name === name), name)
   t.match(tools.find((tool) => tool.name === 'whoami'), { annotations: { readOnlyHint: true } })
 })

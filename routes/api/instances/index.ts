@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
+import metrics from './metrics.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -95,6 +96,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const outcome = await fastify.instances.request(request.em, request.actor, request.params.id, 'delete')
     return reply.code(outcome.queued ? 202 : 200).send({ success: true as const, ...outcome })
   })
+
+  await fastify.register(metrics)
 }
 
 export default routes

@@ -19,6 +19,7 @@ import { FaultInjector, type Fault } from './faults.ts'
 import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './kubeconfig.ts'
 import { isObject, type JsonObject } from './merge.ts'
 import { PodLogs, renderPod, type SimPod } from './pods.ts'
+import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-metrics.ts'
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
@@ -42,6 +43,8 @@ export interface FakeKubeApiServerOptions {
   defaultStorageClass?: string | null
   /** The KubeConfig context's default namespace. */
   namespace?: string
+  /** Whether metrics-server is installed (default true); without it metrics.k8s.io answers 404. */
+  metricsServer?: boolean
 }
 
 export interface RecordedRequest { method: string, path: string, query: Record<string, string>, contentType: string, status: number }
@@ -67,6 +70,10 @@ export interface FakeKubeApiServer {
   releaseHold: (namespace: string, deployment: string) => void
   /** Log text for a pod, or for every pod of a deployment; per container optionally. */
   setPodLogs: (namespace: string, podOrDeployment: string, text: string, options?: { container?: string }) => void
+  /** PodMetrics usage (metrics.k8s.io) of a pod, or of every pod of a deployment; per container optionally. */
+  setPodUsage: (namespace: string, podOrDeployment: string, usage: ContainerUsage, options?: { container?: string }) => void
+  /** Installs or removes metrics-server. */
+  setMetricsServer: (installed: boolean) => void
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -94,6 +101,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   ctx.admit = (type, namespace, object, before) => quota.admitObject(type, namespace, object, before)
   const controllers = new ClusterControllers(ctx, quota, options.namespaceDeletionDelayMs ?? 0)
   const logs = new PodLogs()
+  const podMetrics = new PodMetricsApi()
+  podMetrics.installed = options.metricsServer ?? true
   const faults = new FaultInjector()
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
@@ -123,6 +132,10 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       const fault = faults.take(method, url.pathname)
       if (fault !== undefined) throw fault
       tick()
+      if (url.pathname.startsWith(METRICS_GROUP_PATH)) {
+        const result = podMetrics.handle(method, url.pathname, url.searchParams, (ns) => deployments.pods(ns), new Date())
+        answer(result.code, result.body); return
+      }
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
@@ -167,6 +180,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     holdNotReady: (namespace, deployment, o = {}) => { deployments.hold(namespace, deployment, o.reason) },
     releaseHold: (namespace, deployment) => { deployments.release(namespace, deployment) },
     setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
+    setPodUsage: (namespace, podOrDeployment, usage, o = {}) => { podMetrics.setUsage(namespace, podOrDeployment, usage, o.container) },
+    setMetricsServer: (installed) => { podMetrics.installed = installed },
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),
     requests,
