@@ -13,8 +13,6 @@ export class Migration20261125143239_instance_metrics extends Migration {
 
     this.addSql(`alter table "metric_samples" add constraint "metric_samples_tenant_id_foreign" foreign key ("tenant_id") references "tenants" ("id") on delete cascade;`);
     this.addSql(`alter table "metric_samples" add constraint "metric_samples_instance_id_foreign" foreign key ("instance_id") references "instances" ("id") on delete cascade;`);
-    this.addSql(`alter table "metric_samples" add constraint "metric_samples_cpu_cores_check" check (cpu_cores >= 0);`);
-    this.addSql(`alter table "metric_samples" add constraint "metric_samples_memory_mb_check" check (memory_mb >= 0);`);
 
     this.addSql(`alter table "metric_hours" add constraint "metric_hours_instance_id_foreign" foreign key ("instance_id") references "instances" ("id") on delete cascade;`);
     this.addSql(`alter table "metric_hours" add constraint "metric_hours_tenant_id_foreign" foreign key ("tenant_id") references "tenants" ("id") on delete cascade;`);

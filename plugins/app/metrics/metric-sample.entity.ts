@@ -18,8 +18,8 @@ const MetricSampleSchema = defineEntity({
     tenant: () => p.manyToOne(Tenant).deleteRule('cascade'),
     instance: () => p.manyToOne(Instance).deleteRule('cascade'),
     sampledAt: timestamp(),
-    cpuCores: p.double().check('cpu_cores >= 0'),
-    memoryMb: p.double().check('memory_mb >= 0'),
+    cpuCores: p.double(),
+    memoryMb: p.double(),
     /** null when the database server could not be asked */
     databaseMb: p.double().nullable(),
     /** null when the backend cannot tell (Kubernetes reports a claim's capacity, not its use) */
