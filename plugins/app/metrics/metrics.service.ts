@@ -3,8 +3,8 @@ import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
-import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryPointRow } from './metrics.queries.ts'
-import { toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
+import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryBucketRow, type HistoryPointRow } from './metrics.queries.ts'
+import { toHistoryPoint, toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
@@ -98,17 +98,17 @@ export function createMetricsService (deps: MetricsServiceDeps) {
     /** The series of [from, to) averaged and maxed per step, in one statement. */
     async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryView> {
       const range = resolveRange(query, new Date())
-      const { rows: [row] } = await read<{ found: number, points: HistoryPointRow[] }>(METRICS_HISTORY, [
+      const { rows } = await read<HistoryBucketRow>(METRICS_HISTORY, [
         id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours
       ])
-      if (row === undefined || row.found === 0) throw InstanceNotFound()
+      if (rows.length === 0) throw InstanceNotFound()
       return {
         instance_id: id,
         from: range.from.toISOString(),
         to: range.to.toISOString(),
         step: range.step,
         step_seconds: range.stepSeconds,
-        points: row.points
+        points: rows.flatMap((row) => row.epoch === null ? [] : [toHistoryPoint(row)])
       }
     }
   }

@@ -1,4 +1,5 @@
-/** What GET /metrics and get_instance_metrics answer. Units: cpu cores, memory and storage MB. */
+/** What GET /metrics, get_instance_metrics and the history answer. Units: cpu cores, memory and storage MB. */
+import type { HistoryBucketRow, HistoryPointRow } from './metrics.queries.ts'
 
 export interface UsageNumbers {
   cpuCores: number
@@ -56,5 +57,21 @@ export function toMetricsView (input: {
       volume_capacity_mb: roundOrNull(usage.volumeCapacityMb, 1),
       limit_mb: limits.storageGb * 1024
     }
+  }
+}
+
+/** A bucket of the history: its start as ISO 8601, cores to 3 decimals, MB to 1. */
+export function toHistoryPoint (row: HistoryBucketRow): HistoryPointRow {
+  return {
+    time: new Date(Number(row.epoch) * 1000).toISOString(),
+    samples: row.samples ?? 0,
+    cpu_avg: round(row.cpu_avg ?? 0, 3),
+    cpu_max: round(row.cpu_max ?? 0, 3),
+    memory_avg: round(row.memory_avg ?? 0, 1),
+    memory_max: round(row.memory_max ?? 0, 1),
+    database_avg: roundOrNull(row.database_avg, 1),
+    database_max: roundOrNull(row.database_max, 1),
+    volume_avg: roundOrNull(row.volume_avg, 1),
+    volume_max: roundOrNull(row.volume_max, 1)
   }
 }
