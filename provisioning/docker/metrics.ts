@@ -54,10 +54,19 @@ export function createDockerUsage (docker: Docker, call: EngineCall) {
     }
   }
 
+  /**
+   * The engine measures every image, container and volume for one df answer, which takes seconds
+   * on a busy host: a slow or failed one leaves the volume unknown (null) rather than failing the
+   * CPU and memory reading. The sampler's longer timeout usually gets it.
+   */
   async function volumeMb (volume: string, timeoutMs: number): Promise<number | null> {
-    const usage = await call('df', volume, (signal) => (docker.df as unknown as (opts: { abortSignal: AbortSignal }) => Promise<unknown>)({ abortSignal: signal }), timeoutMs) as DiskUsage
-    const size = usage.Volumes?.find((v) => v.Name === volume)?.UsageData?.Size
-    return size === undefined || size < 0 ? null : size / MB // -1: the engine did not measure it
+    try {
+      const usage = await call('df', volume, (signal) => (docker.df as unknown as (opts: { abortSignal: AbortSignal }) => Promise<unknown>)({ abortSignal: signal }), timeoutMs) as DiskUsage
+      const size = usage.Volumes?.find((v) => v.Name === volume)?.UsageData?.Size
+      return size === undefined || size < 0 ? null : size / MB // -1: the engine did not measure it
+    } catch {
+      return null
+    }
   }
 
   return async (spec: { subdomain: string }, options: { running: boolean, timeoutMs: number }): Promise<UsageReading> => {
