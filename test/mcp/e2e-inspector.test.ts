@@ -92,5 +92,5 @@ t.test('without a token, the Inspector signs the person in itself on its loopbac
 
   const run = await running.done
   exitsCleanly(t, run)
-  t.equal((JSON.parse(run.stdout) as { tools: unknown[] }).tools.length, 20, 'then it lists the tools')
+  t.equal((JSON.parse(run.stdout) as { tools: unknown[] }).tools.length, 21, 'then it lists the tools')
 })
