@@ -30,7 +30,9 @@ const config = loadConfig({
   DB_POOL_MAX: poolMax,
   // The bench's auth server (bench/oauth-ours-server.ts, issuer http://127.0.0.1): /api/mcp fetches its JWKS.
   AUTH_PORT: Number(process.env.BENCH_AUTH_PORT ?? 3001),
-  JOB_WORKERS: false
+  JOB_WORKERS: false,
+  // The metrics scenario's sample, taken when the run starts, stays recent until it ends.
+  METRICS_INTERVAL_SECONDS: 3600
 })
 
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax }))

@@ -16,6 +16,7 @@ import autocannon from 'autocannon'
 import { startServer, type RunningServer } from './child-process.ts'
 import { createBenchDatabase, provideServer } from './database.ts'
 import { printProfileSummary } from './cpu-profile.ts'
+import { prepareMetrics } from './metrics-samples.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, prepareTenant, preflight, signup } from './scenarios.ts'
 
 const wanted = process.argv[2]
@@ -42,6 +43,7 @@ try {
   const home = await signup(app.url)
   await prepareTenant(database.url, home, HOME_COMPANY)
   const tenant = { instanceId: await prepareTenant(database.url, session, INSTANCES_COMPANY), agentToken: '', homeToken: home.token }
+  await prepareMetrics(database.url, session.user.tenant_id, tenant.instanceId)
   const scenario = appScenarios(session, tenant).find((s) => s.name.includes(wanted))
   if (scenario === undefined) throw new Error(`no scenario matches "${wanted}"`)
   await preflight(app.url, scenario)

@@ -21,6 +21,7 @@ import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseSe
 import { startServer, type RunningServer } from './child-process.ts'
 import { failures, formatComparisons, formatTable, relate, toMeasurement, writeResults, type Measurement, type Run, type RunSettings } from './report.ts'
 import { agentAccessToken } from './mcp-agent.ts'
+import { prepareMetrics } from './metrics-samples.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
 import { LOG_FANOUT_SCENARIO, measureLogFanout } from './log-fanout.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
@@ -111,6 +112,7 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
       agentToken: await agentAccessToken(auth, session.user.id),
       homeToken: home.token
     }
+    await prepareMetrics(database!.url, session.user.tenant_id, tenant.instanceId)
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
       const baselineRun = async (label: string) =>

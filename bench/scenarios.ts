@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { fillTenantWith, type BulkCounts } from '../test/support/data.ts'
 import { mcpHeaders, toolCall } from './mcp-agent.ts'
+import { weekAtHourSteps } from './metrics-samples.ts'
 
 export interface Scenario {
   name: string
@@ -49,7 +50,10 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: home },
     { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: home },
-    { name: 'GET /api/subscription/recommendation', method: 'GET', path: '/api/subscription/recommendation?users=12&storage=20&billing_cycle=yearly', headers: auth }
+    { name: 'GET /api/subscription/recommendation', method: 'GET', path: '/api/subscription/recommendation?users=12&storage=20&billing_cycle=yearly', headers: auth },
+    // The instance has a week of 1-minute samples and one taken just now (bench/metrics-samples.ts).
+    { name: 'GET /api/instances/:id/metrics/history (week, 1h steps)', method: 'GET', path: `/api/instances/${tenant.instanceId}/metrics/history?${weekAtHourSteps()}`, headers: auth },
+    { name: 'GET /api/instances/:id/metrics (recent sample)', method: 'GET', path: `/api/instances/${tenant.instanceId}/metrics`, headers: auth }
   ]
 }
 

@@ -191,6 +191,12 @@ export const ENV_SECTIONS = {
     INSTANCE_STOP_GRACE_SECONDS: seconds(1, 600, 30, 'How long a stopping ERP gets to exit after SIGTERM before it is killed (docker stop -t, Kubernetes terminationGracePeriodSeconds); Odoo with many workers needs more than 10 s.'),
     RECONCILE_SECONDS: seconds(1, 3600, 30, 'How often instance states are compared with the backends.')
   },
+  'Instance metrics': {
+    METRICS_INTERVAL_SECONDS: seconds(10, 3600, 60, 'How often each running instance\'s usage is sampled; GET /metrics serves a sample younger than this without asking the backend.'),
+    METRICS_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'Instances the sampler reads at once per backend (a slow backend holds up only its own instances).' }),
+    METRICS_RAW_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'Days raw samples are kept; older history is served from hourly roll-ups.' }),
+    METRICS_HOURLY_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Days hourly roll-ups of the samples are kept.' })
+  },
   'Agent access (OAuth authorization server)': {
     AUTH_PORT: port(3001, 'Port of the auth server, on 127.0.0.1.'),
     AUTH_SERVER_PROCESS: Type.Boolean({ default: true, description: '`npm start` runs the auth server as a child process; false when it is deployed on its own (`npm run auth`).' }),
@@ -224,6 +230,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS.Docker,
   ...ENV_SECTIONS.Kubernetes,
   ...ENV_SECTIONS['Background jobs'],
+  ...ENV_SECTIONS['Instance metrics'],
   ...ENV_SECTIONS['Agent access (OAuth authorization server)']
 }, { additionalProperties: false })
 

@@ -17,11 +17,14 @@ import { OidcPayload } from '../auth-server/oidc-payload.entity.ts'
 import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
+import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
+import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
   Instance, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
-  OidcPayload, SigningKeySet, HandoffCode, RevokedToken
+  OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
+  MetricSample, MetricHour
 ]

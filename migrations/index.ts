@@ -6,6 +6,7 @@ import { Migration20261122010513_money_checks } from './Migration20261122010513_
 import { Migration20261122015843_instance_lifecycle } from './Migration20261122015843_instance_lifecycle.ts'
 import { Migration20261122025808_oauth } from './Migration20261122025808_oauth.ts'
 import { Migration20261125114431_integer_instance_ids } from './Migration20261125114431_integer_instance_ids.ts'
+import { Migration20261125143239_instance_metrics } from './Migration20261125143239_instance_metrics.ts'
 import { Migration20261125144114_signing_keys } from './Migration20261125144114_signing_keys.ts'
 
 export const migrationsList = [
@@ -16,5 +17,6 @@ export const migrationsList = [
   { name: 'Migration20261122015843_instance_lifecycle', class: Migration20261122015843_instance_lifecycle },
   { name: 'Migration20261122025808_oauth', class: Migration20261122025808_oauth },
   { name: 'Migration20261125114431_integer_instance_ids', class: Migration20261125114431_integer_instance_ids },
+  { name: 'Migration20261125143239_instance_metrics', class: Migration20261125143239_instance_metrics },
   { name: 'Migration20261125144114_signing_keys', class: Migration20261125144114_signing_keys }
 ]

@@ -77,6 +77,18 @@ export interface Observation {
   exitCode?: number
 }
 
+/** What an instance uses right now, as the backend measures it. */
+export interface UsageReading {
+  /** CPU in cores (0.5 = half a core), averaged over the backend's own window (~1 s Docker, ~15 s metrics-server). */
+  cpuCores: number
+  /** Memory in MB (MiB), page cache excluded as `docker stats` and `kubectl top` do. */
+  memoryMb: number
+  /** The data volume's use in MB; null when the backend cannot tell (a Kubernetes claim reports capacity only). */
+  volumeMb: number | null
+  /** The data volume's size in MB where it has one (a Kubernetes claim); null otherwise. */
+  volumeCapacityMb: number | null
+}
+
 /** The backend (Docker engine, Kubernetes API) cannot be reached or is not configured. */
 export class BackendUnavailableError extends Error {
   override name = 'BackendUnavailableError'
@@ -166,6 +178,13 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
    * for the reconciler. Instances absent from the map are `missing`.
    */
   observeAll: (tenantSubdomains: string[]) => Promise<Map<string, Observation>>
+
+  /**
+   * CPU and memory in use (zeros when `running` is false: nothing is asked) and the data volume.
+   * Bounded by `timeoutMs`; BackendUnavailableError when the backend (or its metrics source,
+   * metrics-server) cannot answer in time.
+   */
+  readUsage: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, options: { running: boolean, timeoutMs: number }) => Promise<UsageReading>
 
   /** The tenant-wide resources (namespace, quota, addons claim); Docker has none and does nothing. */
   ensureTenant?: (tenantSubdomain: string, tenantId: string, quota: TenantQuota) => Promise<void>

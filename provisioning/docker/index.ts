@@ -12,6 +12,7 @@ import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
 import { ensureImage } from './image.ts'
 import { createDockerLogs } from './logs.ts'
+import { createDockerUsage } from './metrics.ts'
 import { containerName, dataVolumeName, LABELS } from './names.ts'
 import { fromInspect, fromListEntry } from './observation.ts'
 import { resolveOptions, type DockerBackendOptions } from './options.ts'
@@ -24,6 +25,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
   const { docker } = options
   const call = createEngineCall(docker, options.callTimeoutMs)
   const stopCallMs = options.callTimeoutMs + options.stopTimeoutSeconds * 1000
+  const readUsage = createDockerUsage(docker, call)
 
   async function inspect (name: string): Promise<Docker.ContainerInspectInfo | undefined> {
     try {
@@ -160,6 +162,8 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       const info = await inspect(containerName(spec.subdomain))
       return info === undefined ? { state: 'missing' } : fromInspect(info)
     },
+
+    readUsage,
 
     async observeAll (tenantSubdomains) {
       const tenants = new Set(tenantSubdomains)

@@ -4,6 +4,7 @@ import { KubernetesApiError } from './api-errors.ts'
 import { createInstanceOps } from './instance-ops.ts'
 import { createKubeApi } from './kube-api.ts'
 import { createKubernetesLogs } from './logs.ts'
+import { createKubernetesUsage } from './metrics.ts'
 import { createObserveOps } from './observe-ops.ts'
 import { resolveOptions, type KubernetesBackendOptions } from './options.ts'
 import { createTenantOps } from './tenant-ops.ts'
@@ -48,6 +49,7 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     ...instances,
     ...observing,
     ...createKubernetesLogs(options.kubeConfig, call, api, options.callTimeoutMs),
+    readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,
     removeTenant: tenants.removeTenant,
     // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.

@@ -75,6 +75,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/create': { access: 'member', body: { name: 'Matrix', subdomain: 'matrix-instance', erp_version: '17.0', backend: 'docker' } },
   'GET /api/instances/:id': { access: 'member', resource: 'instance' },
   'GET /api/instances/:id/status': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/metrics': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/metrics/history': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/start': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/stop': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/restart': { access: 'member', resource: 'instance' },

@@ -21,6 +21,7 @@ import { bearer } from '../support/accounts.ts'
 import { allowInBrowser, waitForOutput } from '../support/mcp-oauth-provider.ts'
 import { freePort, ROOT } from '../support/process.ts'
 import { startSingleOrigin } from '../support/single-origin.ts'
+import { ALL_TOOLS } from '../../mcp/tools/index.ts'
 
 const MCP_REMOTE = join(ROOT, 'node_modules/mcp-remote/dist/proxy.js')
 
@@ -63,7 +64,7 @@ t.test('mcp-remote prints the sign-in URL, receives the code on its callback and
 
 t.test('tools/list and whoami through the stdio client', async (t) => {
   const { tools } = await client.listTools()
-  t.equal(tools.length, 20)
+  t.equal(tools.length, ALL_TOOLS.length)
   t.ok(tools.some((tool) => tool.name === 'list_instances'))
   const whoami = await client.callTool({ name: 'whoami', arguments: {} }) as { isError?: boolean, structuredContent?: Record<string, any> }
   t.notOk(whoami.isError)

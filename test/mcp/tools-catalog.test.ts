@@ -3,7 +3,7 @@ import { addMember, signup } from '../support/accounts.ts'
 import { rpc, startMcpFixture } from '../support/mcp.ts'
 
 const READ_TOOLS = [
-  'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs',
+  'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'get_instance_metrics',
   'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users'
 ]
 const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user']

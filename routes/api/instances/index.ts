@@ -4,6 +4,7 @@ import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/com
 import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
 import logs from './logs.ts'
+import metrics from './metrics.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -98,6 +99,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   })
 
   await fastify.register(logs)
+  await fastify.register(metrics)
 }
 
 export default routes

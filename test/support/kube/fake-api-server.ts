@@ -20,6 +20,7 @@ import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './ku
 import { isObject, type JsonObject } from './merge.ts'
 import { PodLogs } from './pod-logs.ts'
 import { renderPod, type SimPod } from './pods.ts'
+import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-metrics.ts'
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
@@ -43,6 +44,8 @@ export interface FakeKubeApiServerOptions {
   defaultStorageClass?: string | null
   /** The KubeConfig context's default namespace. */
   namespace?: string
+  /** Whether metrics-server is installed (default true); without it metrics.k8s.io answers 404. */
+  metricsServer?: boolean
 }
 
 export interface RecordedRequest { method: string, path: string, query: Record<string, string>, contentType: string, status: number }
@@ -72,6 +75,10 @@ export interface FakeKubeApiServer {
   appendPodLog: (namespace: string, podOrDeployment: string, line: string, options?: { container?: string }) => void
   /** Log follows open now. */
   podLogFollowers: () => number
+  /** PodMetrics usage (metrics.k8s.io) of a pod, or of every pod of a deployment; per container optionally. */
+  setPodUsage: (namespace: string, podOrDeployment: string, usage: ContainerUsage, options?: { container?: string }) => void
+  /** Installs or removes metrics-server. */
+  setMetricsServer: (installed: boolean) => void
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -99,6 +106,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   ctx.admit = (type, namespace, object, before) => quota.admitObject(type, namespace, object, before)
   const controllers = new ClusterControllers(ctx, quota, options.namespaceDeletionDelayMs ?? 0)
   const logs = new PodLogs()
+  const podMetrics = new PodMetricsApi()
+  podMetrics.installed = options.metricsServer ?? true
   const faults = new FaultInjector()
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
@@ -128,6 +137,10 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       const fault = faults.take(method, url.pathname)
       if (fault !== undefined) throw fault
       tick()
+      if (url.pathname.startsWith(METRICS_GROUP_PATH)) {
+        const result = podMetrics.handle(method, url.pathname, url.searchParams, (ns) => deployments.pods(ns), new Date())
+        answer(result.code, result.body); return
+      }
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
@@ -182,6 +195,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
     appendPodLog: (namespace, podOrDeployment, line, o = {}) => { logs.append(namespace, podOrDeployment, line, o.container) },
     podLogFollowers: () => logs.followers(),
+    setPodUsage: (namespace, podOrDeployment, usage, o = {}) => { podMetrics.setUsage(namespace, podOrDeployment, usage, o.container) },
+    setMetricsServer: (installed) => { podMetrics.installed = installed },
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),
     requests,

@@ -54,7 +54,8 @@ function scriptedBackend (): Script {
       restart: async () => { calls.push('restart') },
       remove: async () => { calls.push('remove'); script.seen = { state: 'missing' } },
       observe: async () => script.seen,
-      observeAll: async () => new Map()
+      observeAll: async () => new Map(),
+      readUsage: async () => ({ cpuCores: 0, memoryMb: 0, volumeMb: null, volumeCapacityMb: null })
     }
   }
   return script

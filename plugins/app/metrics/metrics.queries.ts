@@ -1,0 +1,171 @@
+/**
+ * The metrics statements. Reads of one instance take the tenant as `$1` (TenantStatement);
+ * the sampler and the retention job work across tenants.
+ */
+import type { TenantStatement } from '../../../lib/tenant-sql.ts'
+import type { InstanceState } from '../instances/instance.entity.ts'
+import { sqlStates } from '../instances/instance-states.ts'
+
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/** $1 tenant, $2 instance: the instance, its limits and its newest sample (with its age in ms), in one round trip. */
+export const CURRENT_METRICS: TenantStatement = {
+  name: 'metrics-current',
+  text: `
+SELECT i.id, i.uid, i.subdomain, i.backend, i.state, i.memory_mb AS memory_limit_mb, i.cpu_millicores, i.storage_gb,
+  t.subdomain AS tenant_subdomain,
+  ${ISO('s.sampled_at')} AS sampled_at, extract(epoch FROM now() - s.sampled_at) * 1000 AS age_ms,
+  s.cpu_cores, s.memory_mb, s.database_mb, s.volume_mb, s.volume_capacity_mb
+FROM instances i
+JOIN tenants t ON t.id = i.tenant_id
+LEFT JOIN LATERAL (
+  SELECT sampled_at, cpu_cores, memory_mb, database_mb, volume_mb, volume_capacity_mb FROM metric_samples
+  WHERE instance_id = i.id ORDER BY sampled_at DESC LIMIT 1
+) s ON true
+WHERE i.tenant_id = $1 AND i.id = $2::bigint`
+}
+
+export interface CurrentMetricsRow {
+  id: string | number
+  uid: string
+  subdomain: string
+  backend: 'docker' | 'kubernetes'
+  state: InstanceState
+  memory_limit_mb: number
+  cpu_millicores: number
+  storage_gb: number
+  tenant_subdomain: string
+  sampled_at: string | null
+  age_ms: number | string | null
+  cpu_cores: number | null
+  memory_mb: number | null
+  database_mb: number | null
+  volume_mb: number | null
+  volume_capacity_mb: number | null
+}
+
+/** $1 tenant, $2 instance, then cpu, memory, database, volume, volume capacity: one reading, stamped by the database's clock. */
+export const INSERT_SAMPLE = `
+INSERT INTO metric_samples (tenant_id, instance_id, sampled_at, cpu_cores, memory_mb, database_mb, volume_mb, volume_capacity_mb)
+VALUES ($1, $2::bigint, now(), $3, $4, $5, $6, $7)
+RETURNING ${ISO('sampled_at')} AS sampled_at`
+
+/**
+ * Running instances whose newest sample is older than $1 seconds (or that have none): what a
+ * sampler pass reads. A second pass inside the same interval (another replica, a retry) finds
+ * nothing to do.
+ */
+export const DUE_INSTANCES = `
+SELECT i.id, i.uid, i.tenant_id, i.subdomain, i.backend, t.subdomain AS tenant_subdomain
+FROM instances i
+JOIN tenants t ON t.id = i.tenant_id
+WHERE i.state = ${sqlStates(['running'])}
+  AND NOT EXISTS (SELECT 1 FROM metric_samples s WHERE s.instance_id = i.id AND s.sampled_at > now() - make_interval(secs => $1))
+ORDER BY i.id`
+
+export interface DueInstanceRow {
+  id: string
+  uid: string
+  tenant_id: string
+  subdomain: string
+  backend: 'docker' | 'kubernetes'
+  tenant_subdomain: string
+}
+
+/** The weighted average of a column over the rows that have it (hourly rows weigh their sample count). */
+const avg = (column: string) => `sum(${column} * n) FILTER (WHERE ${column} IS NOT NULL) / nullif(sum(n) FILTER (WHERE ${column} IS NOT NULL), 0)`
+
+/**
+ * $1 tenant, $2 instance, $3 from, $4 to, $5 step (an interval), $6 whether the step is whole
+ * hours. The series in one statement: raw samples and hourly roll-ups meet at one instant, so no
+ * sample is counted twice. Whole-hour steps read roll-ups up to the newest one (few rows for a
+ * week); finer steps read raw samples wherever they are still kept. Buckets start at multiples
+ * of the step from 2000-01-01 UTC; empty buckets are left out. Rows, not JSON built in SQL: the
+ * database formatting 168 points cost ten times the query itself.
+ */
+export const METRICS_HISTORY: TenantStatement = {
+  name: 'metrics-history',
+  text: `
+WITH inst AS (SELECT id FROM instances WHERE tenant_id = $1 AND id = $2::bigint),
+split AS (
+  SELECT CASE WHEN $6::boolean
+    THEN coalesce((SELECT max(hour) + interval '1 hour' FROM metric_hours WHERE instance_id = (SELECT id FROM inst)), '-infinity'::timestamptz)
+    ELSE coalesce((SELECT date_trunc('hour', min(sampled_at)) FROM metric_samples WHERE instance_id = (SELECT id FROM inst)), 'infinity'::timestamptz)
+  END AS at
+),
+readings AS (
+  SELECT s.sampled_at AS t, 1 AS n, s.cpu_cores AS cpu_avg, s.cpu_cores AS cpu_max, s.memory_mb AS memory_avg, s.memory_mb AS memory_max,
+    s.database_mb AS database_avg, s.database_mb AS database_max, s.volume_mb AS volume_avg, s.volume_mb AS volume_max
+  FROM metric_samples s
+  WHERE s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= $3::timestamptz AND s.sampled_at < $4::timestamptz
+    AND s.sampled_at >= (SELECT at FROM split)
+  UNION ALL
+  SELECT h.hour, h.samples, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
+  FROM metric_hours h
+  WHERE h.instance_id = (SELECT id FROM inst) AND h.hour >= $3::timestamptz AND h.hour < $4::timestamptz
+    AND h.hour < (SELECT at FROM split)
+),
+buckets AS (
+  SELECT date_bin($5::interval, t, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket, sum(n) AS samples,
+    ${avg('cpu_avg')} AS cpu_avg, max(cpu_max) AS cpu_max,
+    ${avg('memory_avg')} AS memory_avg, max(memory_max) AS memory_max,
+    ${avg('database_avg')} AS database_avg, max(database_max) AS database_max,
+    ${avg('volume_avg')} AS volume_avg, max(volume_max) AS volume_max
+  FROM readings GROUP BY 1
+)
+-- One row per bucket; a single row without a bucket when there are none; no row: no such instance.
+SELECT extract(epoch FROM b.bucket) AS epoch, b.samples::int AS samples, b.cpu_avg, b.cpu_max, b.memory_avg, b.memory_max,
+  b.database_avg, b.database_max, b.volume_avg, b.volume_max
+FROM inst LEFT JOIN buckets b ON true
+ORDER BY b.bucket`
+}
+
+/** A bucket as the statement answers it (epoch seconds, unrounded); all null but `epoch` absent for an empty series. */
+export interface HistoryBucketRow {
+  epoch: string | number | null
+  samples: number | null
+  cpu_avg: number | null
+  cpu_max: number | null
+  memory_avg: number | null
+  memory_max: number | null
+  database_avg: number | null
+  database_max: number | null
+  volume_avg: number | null
+  volume_max: number | null
+}
+
+export interface HistoryPointRow {
+  time: string
+  samples: number
+  cpu_avg: number
+  cpu_max: number
+  memory_avg: number
+  memory_max: number
+  database_avg: number | null
+  database_max: number | null
+  volume_avg: number | null
+  volume_max: number | null
+}
+
+/**
+ * Rolls every complete hour (ended over 5 minutes ago, so a reading in flight at the hour's end
+ * is in) not yet rolled up into metric_hours, per instance after its newest roll-up. Repeat-safe.
+ */
+export const ROLL_UP_HOURS = `
+INSERT INTO metric_hours (instance_id, hour, tenant_id, samples, cpu_avg, cpu_max, memory_avg, memory_max, database_avg, database_max, volume_avg, volume_max)
+SELECT s.instance_id, date_trunc('hour', s.sampled_at), s.tenant_id, count(*),
+  avg(s.cpu_cores), max(s.cpu_cores), avg(s.memory_mb), max(s.memory_mb),
+  avg(s.database_mb), max(s.database_mb), avg(s.volume_mb), max(s.volume_mb)
+FROM metric_samples s
+LEFT JOIN (SELECT instance_id, max(hour) AS last FROM metric_hours GROUP BY instance_id) h ON h.instance_id = s.instance_id
+WHERE s.sampled_at < date_trunc('hour', now() - interval '5 minutes')
+  AND (h.last IS NULL OR s.sampled_at >= h.last + interval '1 hour')
+GROUP BY s.instance_id, date_trunc('hour', s.sampled_at), s.tenant_id
+ON CONFLICT (instance_id, hour) DO UPDATE SET samples = excluded.samples,
+  cpu_avg = excluded.cpu_avg, cpu_max = excluded.cpu_max, memory_avg = excluded.memory_avg, memory_max = excluded.memory_max,
+  database_avg = excluded.database_avg, database_max = excluded.database_max, volume_avg = excluded.volume_avg, volume_max = excluded.volume_max`
+
+/** Raw samples of hours older than $1 days (whole hours: their roll-up has them all). */
+export const PRUNE_SAMPLES = `DELETE FROM metric_samples WHERE sampled_at < date_trunc('hour', now() - make_interval(days => $1))`
+/** Roll-ups older than $1 days. */
+export const PRUNE_HOURS = `DELETE FROM metric_hours WHERE hour < now() - make_interval(days => $1)`

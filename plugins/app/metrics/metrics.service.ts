@@ -1,0 +1,117 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { CallerSql } from '../../../lib/tenant-sql.ts'
+import { InstanceNotFound } from '../instances/instances.errors.ts'
+import { resolveRange } from './history-range.ts'
+import { MetricsUnavailable } from './metrics.errors.ts'
+import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryBucketRow, type HistoryPointRow } from './metrics.queries.ts'
+import { toHistoryPoint, toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
+import type { UsageReader } from './usage-reading.ts'
+
+/** How long a request waits for the backend before it serves the last sample (stale) or 503. */
+export const LIVE_TIMEOUT_MS = 2000
+
+export interface MetricsServiceDeps {
+  reader: UsageReader
+  intervalSeconds: number
+  timeoutMs?: number
+  log: Pick<FastifyBaseLogger, 'warn'>
+}
+
+export interface HistoryQuery {
+  from?: string
+  to?: string
+  step?: string
+}
+
+export interface HistoryView {
+  instance_id: number
+  from: string
+  to: string
+  step: string
+  step_seconds: number
+  points: HistoryPointRow[]
+}
+
+const num = (value: number | string | null): number | null => value === null ? null : Number(value)
+
+function storedUsage (row: CurrentMetricsRow): UsageNumbers {
+  return {
+    cpuCores: num(row.cpu_cores) ?? 0,
+    memoryMb: num(row.memory_mb) ?? 0,
+    databaseMb: num(row.database_mb),
+    volumeMb: num(row.volume_mb),
+    volumeCapacityMb: num(row.volume_capacity_mb)
+  }
+}
+
+/**
+ * Instance usage now and over time, for REST, MCP and the jobs. Reads are tenant-scoped
+ * statements (`read` binds the caller's tenant); another tenant's instance is not found.
+ */
+export function createMetricsService (deps: MetricsServiceDeps) {
+  const { reader, log } = deps
+  const timeoutMs = deps.timeoutMs ?? LIVE_TIMEOUT_MS
+  const freshMs = deps.intervalSeconds * 1000
+
+  return {
+    /**
+     * A sample younger than the interval is served as is (`source: sample`); otherwise the
+     * backend is asked (`live`, and the reading is stored). When it cannot answer in time the
+     * last sample is served with `stale: true`, or METRICS_UNAVAILABLE (503) when there is none.
+     * An instance that is not running uses no CPU or memory; its storage is still read.
+     */
+    async current (read: CallerSql, id: number): Promise<MetricsView> {
+      const { actor, rows: [row] } = await read<CurrentMetricsRow>(CURRENT_METRICS, [id])
+      if (row === undefined) throw InstanceNotFound()
+      const running = row.state === 'running'
+      const limits = { memoryMb: row.memory_limit_mb, cpuMillicores: row.cpu_millicores, storageGb: row.storage_gb }
+      const view = (usage: UsageNumbers, sampledAt: string, source: 'sample' | 'live', stale: boolean): MetricsView => toMetricsView({
+        id: Number(row.id),
+        state: row.state,
+        sampledAt,
+        source,
+        stale,
+        usage: running ? usage : { ...usage, cpuCores: 0, memoryMb: 0 },
+        limits
+      })
+      if (row.sampled_at !== null && Number(row.age_ms) < freshMs) return view(storedUsage(row), row.sampled_at, 'sample', false)
+
+      const sizes = reader.databaseSizes([row.uid], timeoutMs)
+      let usage: Omit<UsageNumbers, 'databaseMb'>
+      try {
+        usage = await reader.usage(row, running, timeoutMs)
+      } catch (error) {
+        if (!running) {
+          usage = { cpuCores: 0, memoryMb: 0, volumeMb: null, volumeCapacityMb: null } // nothing runs: only the volume is unknown
+        } else {
+          log.warn({ err: error, instanceId: row.id }, 'Instance usage could not be read live')
+          if (row.sampled_at !== null) return view(storedUsage(row), row.sampled_at, 'sample', true)
+          const reason = error instanceof Error ? error.message : String(error)
+          throw MetricsUnavailable(`The instance's usage cannot be read now and no earlier sample is kept: ${reason}`, { backend: row.backend })
+        }
+      }
+      const reading = { ...usage, databaseMb: (await sizes).get(row.uid) ?? null }
+      const sampledAt = await reader.record(actor.tenantId, row.id, reading)
+      return view(reading, sampledAt, 'live', false)
+    },
+
+    /** The series of [from, to) averaged and maxed per step, in one statement. */
+    async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryView> {
+      const range = resolveRange(query, new Date())
+      const { rows } = await read<HistoryBucketRow>(METRICS_HISTORY, [
+        id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours
+      ])
+      if (rows.length === 0) throw InstanceNotFound()
+      return {
+        instance_id: id,
+        from: range.from.toISOString(),
+        to: range.to.toISOString(),
+        step: range.step,
+        step_seconds: range.stepSeconds,
+        points: rows.flatMap((row) => row.epoch === null ? [] : [toHistoryPoint(row)])
+      }
+    }
+  }
+}
+
+export type MetricsService = ReturnType<typeof createMetricsService>

@@ -1,0 +1,77 @@
+/** What GET /metrics, get_instance_metrics and the history answer. Units: cpu cores, memory and storage MB. */
+import type { HistoryBucketRow, HistoryPointRow } from './metrics.queries.ts'
+
+export interface UsageNumbers {
+  cpuCores: number
+  memoryMb: number
+  databaseMb: number | null
+  volumeMb: number | null
+  volumeCapacityMb: number | null
+}
+
+export interface InstanceLimits {
+  memoryMb: number
+  cpuMillicores: number
+  storageGb: number
+}
+
+export interface MetricsView {
+  instance_id: number
+  state: string
+  sampled_at: string
+  /** `sample`: a stored reading younger than the interval (or the last one, when stale); `live`: read now. */
+  source: 'sample' | 'live'
+  /** The backend could not be asked within the timeout: this is the last sample. */
+  stale: boolean
+  cpu: { used_cores: number, limit_cores: number, percent_of_limit: number }
+  memory: { used_mb: number, limit_mb: number, percent_of_limit: number }
+  storage: { database_mb: number | null, volume_mb: number | null, volume_capacity_mb: number | null, limit_mb: number }
+}
+
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits
+const roundOrNull = (value: number | null, digits: number): number | null => value === null ? null : round(value, digits)
+const percent = (used: number, limit: number): number => limit > 0 ? round((used / limit) * 100, 1) : 0
+
+export function toMetricsView (input: {
+  id: number
+  state: string
+  sampledAt: string
+  source: 'sample' | 'live'
+  stale: boolean
+  usage: UsageNumbers
+  limits: InstanceLimits
+}): MetricsView {
+  const { usage, limits } = input
+  const limitCores = limits.cpuMillicores / 1000
+  return {
+    instance_id: input.id,
+    state: input.state,
+    sampled_at: input.sampledAt,
+    source: input.source,
+    stale: input.stale,
+    cpu: { used_cores: round(usage.cpuCores, 3), limit_cores: limitCores, percent_of_limit: percent(usage.cpuCores, limitCores) },
+    memory: { used_mb: round(usage.memoryMb, 1), limit_mb: limits.memoryMb, percent_of_limit: percent(usage.memoryMb, limits.memoryMb) },
+    storage: {
+      database_mb: roundOrNull(usage.databaseMb, 1),
+      volume_mb: roundOrNull(usage.volumeMb, 1),
+      volume_capacity_mb: roundOrNull(usage.volumeCapacityMb, 1),
+      limit_mb: limits.storageGb * 1024
+    }
+  }
+}
+
+/** A bucket of the history: its start as ISO 8601, cores to 3 decimals, MB to 1. */
+export function toHistoryPoint (row: HistoryBucketRow): HistoryPointRow {
+  return {
+    time: new Date(Number(row.epoch) * 1000).toISOString(),
+    samples: row.samples ?? 0,
+    cpu_avg: round(row.cpu_avg ?? 0, 3),
+    cpu_max: round(row.cpu_max ?? 0, 3),
+    memory_avg: round(row.memory_avg ?? 0, 1),
+    memory_max: round(row.memory_max ?? 0, 1),
+    database_avg: roundOrNull(row.database_avg, 1),
+    database_max: roundOrNull(row.database_max, 1),
+    volume_avg: roundOrNull(row.volume_avg, 1),
+    volume_max: roundOrNull(row.volume_max, 1)
+  }
+}

@@ -1,0 +1,82 @@
+import { Type } from 'typebox'
+import { STEP_PATTERN } from '../plugins/app/metrics/history-range.ts'
+import { InstanceId, Success } from './common.ts'
+import { InstanceState } from './instances.ts'
+
+// A type list, not anyOf: the serializer writes it without trying each branch (a hot path).
+const numberOrNull = (description: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], description })
+const MbOrNull = numberOrNull
+
+export const InstanceMetrics = Type.Object({
+  instance_id: InstanceId,
+  state: InstanceState,
+  sampled_at: Type.String({ format: 'date-time', description: 'When the reading was taken' }),
+  source: Type.Unsafe<'sample' | 'live'>({
+    type: 'string',
+    enum: ['sample', 'live'],
+    description: '`sample`: a stored reading younger than METRICS_INTERVAL_SECONDS, served without asking the backend (or the last one, when `stale`); `live`: read from the backend now'
+  }),
+  stale: Type.Boolean({ description: 'true when the backend did not answer within 2 s and the last sample is served instead' }),
+  cpu: Type.Object({
+    used_cores: Type.Number({ description: 'CPU in use, cores (0.25 = a quarter of a core); 0 when not running' }),
+    limit_cores: Type.Number({ description: 'The plan\'s CPU limit for the instance, cores' }),
+    percent_of_limit: Type.Number({ description: 'used_cores / limit_cores x 100' })
+  }),
+  memory: Type.Object({
+    used_mb: Type.Number({ description: 'Memory in use without page cache, MB (MiB); 0 when not running' }),
+    limit_mb: Type.Integer({ description: 'The plan\'s memory limit for the instance, MB' }),
+    percent_of_limit: Type.Number({ description: 'used_mb / limit_mb x 100' })
+  }),
+  storage: Type.Object({
+    database_mb: MbOrNull('The ERP database, MB (pg_database_size); null when the database server cannot be asked'),
+    volume_mb: MbOrNull('The data volume in use, MB; null where the backend cannot tell (Kubernetes: see volume_capacity_mb)'),
+    volume_capacity_mb: MbOrNull('The data volume\'s size, MB, where it has a fixed one (a Kubernetes claim); null on Docker'),
+    limit_mb: Type.Integer({ description: 'The plan\'s storage for the instance, MB (the instance detail\'s `storage` GB x 1024)' })
+  })
+}, { description: 'An instance\'s usage now, next to its limits' })
+
+export const InstanceMetricsResponse = Success({ metrics: InstanceMetrics })
+
+export const MetricsHistoryQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the range, ISO 8601 (default: `to` minus 24 hours)' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'End of the range, excluded, ISO 8601 (default: now)' })),
+  step: Type.Optional(Type.String({
+    pattern: STEP_PATTERN,
+    default: '5m',
+    description: 'Bucket width: a whole number and s, m, h or d (default 5m). At most 1,000 buckets per answer: a finer step answers 400 METRICS_TOO_MANY_POINTS naming the allowed one'
+  }))
+}, { additionalProperties: false })
+
+const AvgMax = (name: string, unit: string, nullable = false) => {
+  const number = (what: string) => nullable
+    ? numberOrNull(`${what} ${name}, ${unit}; null when not measured`)
+    : Type.Number({ description: `${what} ${name}, ${unit}` })
+  return { avg: number('Average'), max: number('Highest') }
+}
+
+const cpu = AvgMax('CPU', 'cores')
+const memory = AvgMax('memory', 'MB')
+const database = AvgMax('database size', 'MB', true)
+const volume = AvgMax('data volume use', 'MB', true)
+
+export const MetricsPoint = Type.Object({
+  time: Type.String({ format: 'date-time', description: 'Start of the bucket (multiples of the step from 2000-01-01 UTC)' }),
+  samples: Type.Integer({ description: 'Readings in the bucket' }),
+  cpu_avg: cpu.avg,
+  cpu_max: cpu.max,
+  memory_avg: memory.avg,
+  memory_max: memory.max,
+  database_avg: database.avg,
+  database_max: database.max,
+  volume_avg: volume.avg,
+  volume_max: volume.max
+}, { description: 'One bucket of the series; buckets without readings are left out' })
+
+export const MetricsHistoryResponse = Success({
+  instance_id: InstanceId,
+  from: Type.String({ format: 'date-time' }),
+  to: Type.String({ format: 'date-time' }),
+  step: Type.String({ description: 'The step asked for, e.g. 5m' }),
+  step_seconds: Type.Integer(),
+  points: Type.Array(MetricsPoint)
+})

@@ -1,0 +1,115 @@
+/** GET /metrics/history: buckets from raw samples and hourly roll-ups, one statement, limits, retention. */
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../../../support/build.ts'
+import { bearer, signup } from '../../../support/accounts.ts'
+import { recordInstance } from '../../../support/instance-rows.ts'
+import { statementsDuring } from '../../../support/statements.ts'
+
+const { app } = await build(t)
+const admin = await signup(app)
+const HOUR = 3600_000
+/** The last whole hour: ranges that end here are made of complete hours. */
+const hourEnd = new Date(Math.floor(Date.now() / HOUR) * HOUR - HOUR)
+
+/**
+ * A sample every minute for `days` before hourEnd (and up to now): cpu cycles 0.0 … 0.9 over ten
+ * minutes (hourly average 0.45, max 0.9), memory 200 … 259 MB over the hour (average 229.5).
+ */
+async function seedMinutes (app: FastifyInstance, tenantId: string, id: number, days: number): Promise<number> {
+  const [row] = await app.sql<{ n: number }>({
+    text: `WITH done AS (
+      INSERT INTO metric_samples (tenant_id, instance_id, sampled_at, cpu_cores, memory_mb, database_mb, volume_mb)
+      SELECT $1, $2, m, (extract(minute FROM m)::int % 10) / 10.0, 200 + extract(minute FROM m), 50, NULL
+      FROM generate_series($3::timestamptz - make_interval(days => $4), now() - interval '1 minute', interval '1 minute') m
+      RETURNING 1) SELECT count(*)::int AS n FROM done`,
+    values: [tenantId, id, hourEnd.toISOString(), days]
+  })
+  return row?.n ?? 0
+}
+
+const history = async (id: number, query: string) => {
+  const response = await app.inject({ method: 'GET', url: `/api/instances/${id}/metrics/history${query}`, headers: bearer(admin.token) })
+  return { status: response.statusCode, body: response.json() }
+}
+
+t.test('a week of 1-minute samples at 1-hour steps: one statement, averaged and maxed per hour, the same before and after roll-up', async (t) => {
+  const id = await recordInstance(app, admin.user.tenant_id)
+  const rows = await seedMinutes(app, admin.user.tenant_id, id, 7)
+  t.ok(rows >= 10_080, `${rows} samples`)
+  const from = new Date(hourEnd.getTime() - 7 * 24 * HOUR).toISOString()
+  const query = `?from=${from}&to=${hourEnd.toISOString()}&step=1h`
+
+  let answer: Awaited<ReturnType<typeof history>> | undefined
+  const statements = await statementsDuring(app, async () => { answer = await history(id, query) })
+  t.same(statements, ['session:metrics-history'], 'one statement, the session check included')
+  const raw = answer!
+  t.equal(raw.status, 200, JSON.stringify(raw.body).slice(0, 300))
+  t.match(raw.body, { success: true, instance_id: id, step: '1h', step_seconds: 3600, from, to: hourEnd.toISOString() })
+  t.equal(raw.body.points.length, 168, 'one point per hour')
+  t.same(raw.body.points[0], {
+    time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9, memory_avg: 229.5, memory_max: 259,
+    database_avg: 50, database_max: 50, volume_avg: null, volume_max: null
+  })
+
+  const retention = await app.metrics.retainNow()
+  t.ok(retention.hoursRolledUp >= 168, `${retention.hoursRolledUp} hours rolled up`)
+  const rolled = await history(id, query)
+  t.same(rolled.body.points, raw.body.points, 'roll-ups answer what the raw samples did')
+  t.same((await history(id, query.replace('step=1h', 'step=1d'))).body.points.map((p: { samples: number }) => p.samples).reduce((a: number, b: number) => a + b), 168 * 60, 'wider buckets weigh each hour by its samples')
+  t.same((await app.metrics.retainNow()).hoursRolledUp, 0, 'a second pass has nothing to do')
+})
+
+t.test('defaults: the last 24 hours at 5-minute steps', async (t) => {
+  const id = await recordInstance(app, admin.user.tenant_id)
+  await seedMinutes(app, admin.user.tenant_id, id, 2)
+  const { status, body } = await history(id, '')
+  t.equal(status, 200)
+  t.equal(body.step, '5m')
+  t.equal(Date.parse(body.to) - Date.parse(body.from), 24 * HOUR)
+  t.ok(body.points.length >= 287 && body.points.length <= 289, `${body.points.length} points`)
+  t.ok(body.points.every((p: { samples: number, time: string }) => p.samples <= 5 && Date.parse(p.time) % 300_000 === 0), 'buckets of five minutes on the clock')
+  const times = body.points.map((p: { time: string }) => p.time)
+  t.same(times, [...times].sort(), 'oldest first')
+})
+
+t.test('more than 1,000 points: 400 naming the allowed step; bad ranges: 400; nothing is read', async (t) => {
+  const id = await recordInstance(app, admin.user.tenant_id)
+  const week = `from=${new Date(hourEnd.getTime() - 7 * 24 * HOUR).toISOString()}&to=${hourEnd.toISOString()}`
+  const tooMany = await history(id, `?${week}&step=1m`)
+  t.equal(tooMany.status, 400)
+  t.match(tooMany.body.error, {
+    code: 'METRICS_TOO_MANY_POINTS',
+    message: /10080 points .* use step=15m or wider/,
+    details: { field: 'step', points: 10080, max_points: 1000, allowed_step: '15m', min_step_seconds: 606 }
+  })
+  t.equal((await history(id, `?${week}&step=15m`)).status, 200, 'the named step is accepted')
+  const backwards = await history(id, `?from=${hourEnd.toISOString()}&to=${new Date(hourEnd.getTime() - HOUR).toISOString()}`)
+  t.match(backwards, { status: 400, body: { error: { code: 'METRICS_RANGE_INVALID', details: { field: 'from' } } } })
+  for (const query of ['?step=5x', '?step=0m', '?from=yesterday', '?extra=1']) {
+    const response = await history(id, query)
+    t.equal(response.status, 400, query)
+    t.equal(response.body.error.code, 'VALIDATION_FAILED', query)
+  }
+})
+
+t.test('retention: raw samples past METRICS_RAW_RETENTION_DAYS go after their roll-up; history still covers them hourly', async (t) => {
+  const id = await recordInstance(app, admin.user.tenant_id)
+  await seedMinutes(app, admin.user.tenant_id, id, 9)
+  await app.sql({
+    text: `INSERT INTO metric_hours (instance_id, hour, tenant_id, samples, cpu_avg, cpu_max, memory_avg, memory_max)
+      VALUES ($1, date_trunc('hour', now()) - interval '100 days', $2, 60, 0.1, 0.2, 100, 120)`,
+    values: [id, admin.user.tenant_id]
+  })
+  const result = await app.metrics.retainNow()
+  t.ok(result.samplesPruned >= 2 * 24 * 60 - 60, `${result.samplesPruned} raw samples pruned`)
+  t.ok(result.hoursPruned >= 1, 'the 100-day-old roll-up is gone')
+  const [oldest] = await app.sql<{ age: number }>({ text: 'SELECT extract(epoch FROM now() - min(sampled_at)) / 86400 AS age FROM metric_samples WHERE instance_id = $1', values: [id] })
+  t.ok(Number(oldest?.age) <= 7.05, `oldest raw sample ${Number(oldest?.age).toFixed(2)} days old`)
+
+  const from = new Date(hourEnd.getTime() - 9 * 24 * HOUR).toISOString()
+  const old = await history(id, `?from=${from}&to=${new Date(hourEnd.getTime() - 8 * 24 * HOUR).toISOString()}&step=15m`)
+  t.equal(old.status, 200)
+  t.equal(old.body.points.length, 24, 'a day beyond raw retention: its 24 hours, from the roll-ups')
+  t.match(old.body.points[0], { time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9 })
+})
