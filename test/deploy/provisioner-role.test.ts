@@ -24,6 +24,7 @@ async function lifeCycleRequests (t: Parameters<typeof setup>[0]) {
   await backend.provision(spec)
   await waitForState(backend, spec, 'running')
   await backend.observeAll(['acme'])
+  await backend.readUsage(spec, { running: true, timeoutMs: 2000 })
   await backend.readLogs?.(spec, { tail: 10 })
   const follow = await backend.followLogs?.(spec, undefined, { line: () => {}, end: () => {} })
   follow?.stop()

@@ -4,7 +4,6 @@
  * Kubernetes backend really makes.
  */
 import type { RecordedRequest } from './fake-api-server.ts'
-import { parseResourcePath } from './router.ts'
 
 export interface Permission { verb: string, group: string, resource: string }
 
@@ -14,9 +13,9 @@ const key = (p: Permission): string => `${p.verb} ${p.group === '' ? 'core' : p.
 
 /** The verbs the API server authorizes a request as (server-side apply of a missing object also creates it). */
 export function permissionsOf (request: Pick<RecordedRequest, 'method' | 'path' | 'query' | 'contentType'>): Permission[] {
-  const { type, name, subresource } = parseResourcePath(request.path)
-  const resource = subresource === undefined ? type.plural : `${type.plural}/${subresource}`
-  const base = { group: type.group, resource }
+  const { group, plural, name, subresource } = resourceOf(request.path)
+  const resource = subresource === undefined ? plural : `${plural}/${subresource}`
+  const base = { group, resource }
   switch (request.method) {
     case 'GET':
       if (name === undefined) return [{ ...base, verb: request.query.watch === 'true' || request.query.watch === '1' ? 'watch' : 'list' }]
@@ -28,6 +27,20 @@ export function permissionsOf (request: Pick<RecordedRequest, 'method' | 'path' 
     case 'DELETE': return [{ ...base, verb: name === undefined ? 'deletecollection' : 'delete' }]
     default: throw new Error(`no RBAC verb for ${request.method} ${request.path}`)
   }
+}
+
+/**
+ * The RBAC resource of an API path, as the API server's request-info resolver reads it:
+ * `/api/v1/namespaces/ns/pods/name/log` → core `pods`, `name`, `log`; any group, known to the fake or not.
+ */
+function resourceOf (path: string): { group: string, plural: string, name?: string, subresource?: string } {
+  const match = /^\/api\/v1(\/.*)?$/.exec(path) ?? /^\/apis\/([^/]+)\/[^/]+(\/.*)?$/.exec(path)
+  if (match === null) throw new Error(`not a resource path: ${path}`)
+  const group = path.startsWith('/api/') ? '' : match[1] ?? ''
+  const segments = ((path.startsWith('/api/') ? match[1] : match[2]) ?? '').split('/').filter((s) => s !== '')
+  // namespaces/<ns>/<plural>[/<name>[/<sub>]] is namespaced; namespaces[/<name>] is the Namespace itself.
+  const [plural = '', name, subresource] = segments[0] === 'namespaces' && segments.length >= 3 ? segments.slice(2) : segments
+  return { group, plural, name, subresource }
 }
 
 /** The distinct permissions a list of requests needs, sorted, as `verb group/resource` strings. */
