@@ -6,6 +6,7 @@ import { Migration20261122010513_money_checks } from './Migration20261122010513_
 import { Migration20261122015843_instance_lifecycle } from './Migration20261122015843_instance_lifecycle.ts'
 import { Migration20261122025808_oauth } from './Migration20261122025808_oauth.ts'
 import { Migration20261125114431_integer_instance_ids } from './Migration20261125114431_integer_instance_ids.ts'
+import { Migration20261125143647_backups } from './Migration20261125143647_backups.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -14,5 +15,6 @@ export const migrationsList = [
   { name: 'Migration20261122010513_money_checks', class: Migration20261122010513_money_checks },
   { name: 'Migration20261122015843_instance_lifecycle', class: Migration20261122015843_instance_lifecycle },
   { name: 'Migration20261122025808_oauth', class: Migration20261122025808_oauth },
-  { name: 'Migration20261125114431_integer_instance_ids', class: Migration20261125114431_integer_instance_ids }
+  { name: 'Migration20261125114431_integer_instance_ids', class: Migration20261125114431_integer_instance_ids },
+  { name: 'Migration20261125143647_backups', class: Migration20261125143647_backups }
 ]

@@ -10,6 +10,7 @@ import type Docker from 'dockerode'
 import { BackendUnavailableError, type InstanceSpec, type Observation, type ProvisioningBackend } from '../backend.ts'
 import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
+import { createDockerBackupRunner } from './backup-runner.ts'
 import { ensureImage } from './image.ts'
 import { containerName, dataVolumeName, LABELS } from './names.ts'
 import { fromInspect, fromListEntry } from './observation.ts'
@@ -95,6 +96,9 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
 
   return {
     name: 'docker',
+    backups: createDockerBackupRunner(docker, call, {
+      imageTemplate: options.backupImage, network: options.network, labels: options.labels, pullTimeoutMs: options.pullTimeoutMs
+    }),
 
     async check () {
       try {
