@@ -9,6 +9,7 @@ import { extract, pack } from 'tar-stream'
 export async function saveSingleFile (archive: NodeJS.ReadableStream, file: string): Promise<void> {
   const entries = extract()
   const done = pipeline(archive, entries)
+  done.catch(() => {}) // awaited below
   let found = false
   for await (const entry of entries) {
     if (entry.header.type === 'file' && !found) {

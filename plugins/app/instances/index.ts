@@ -2,7 +2,8 @@ import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
-import { createBackendRegistry } from './backend-registry.ts'
+import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
+import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
@@ -13,6 +14,9 @@ declare module 'fastify' {
     instances: InstancesService & {
       /** One reconciliation round now, as the scheduled one does. */
       reconcileNow: () => Promise<ReconcileResult>
+      /** The backends and the ERP database server, for rooms that act on instances (backups). */
+      backends: BackendRegistry
+      databases: ErpDatabasesPort
     }
   }
 }
@@ -77,7 +81,7 @@ export default fp(async (fastify) => {
     // A stop may take its grace period before the wait for the target state begins.
     expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
-  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow })
+  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
     await backends.close()

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
+import backups from './backups.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -12,6 +13,8 @@ const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
 }
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  await fastify.register(backups)
+
   fastify.get('', {
     schema: {
       tags: ['instances'],
