@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { BACKUP_KINDS, BACKUP_STATES } from '../plugins/app/backups/backup.entity.ts'
 import { InstanceId, Pagination, Success } from './common.ts'
+import { InstanceState } from './instances.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>> (schema: T) => Type.Union([schema, Type.Null()])
 const Stamp = Type.String({ format: 'date-time' })
@@ -43,3 +44,8 @@ export const RestoreBody = Type.Object({
   mode: Type.Literal('replace', { description: '`replace`: restore over this instance (its database and filestore are replaced)' }),
   confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again: a restore in place replaces all its data' })
 }, { additionalProperties: false })
+
+export const RestoreResponse = Success({
+  backup: Backup,
+  instance_state: { ...InstanceState, description: '`restoring` until the restore job is done; then `running`, or `error` with the reason' }
+})

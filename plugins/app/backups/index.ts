@@ -6,16 +6,20 @@ import { createBackupRunners } from './backup-runners.ts'
 import { createFileBackupStore, type BackupStore } from './backup-store.ts'
 import { BACKUP_QUEUE, createBackupsService, type BackupJobData, type BackupsService } from './backups.service.ts'
 import { createServerMajor } from './erp-server.ts'
+import { createInstanceTransitions } from '../instances/instance-transitions.ts'
+import { createRestoreJob } from './restore-job.ts'
+import { createRestoreService, type RestoreService } from './restore.service.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    backups: BackupsService & { store: BackupStore }
+    backups: BackupsService & RestoreService & { store: BackupStore }
   }
 }
 
 /**
- * Backups: the service behind the REST routes, and the job that dumps an
- * instance's database and filestore into one archive in the backup store.
+ * Backups: the services behind the REST routes, the job that dumps an
+ * instance's database and filestore into one archive in the backup store,
+ * and the job that restores an archive in place.
  */
 export default fp(async (fastify) => {
   const { config } = fastify
@@ -26,6 +30,20 @@ export default fp(async (fastify) => {
     serverMajor: createServerMajor(config.ERP_DATABASE_URL ?? orm.config.get('clientUrl') as string)
   })
   const service = createBackupsService({ jobs: fastify.jobs, activity: fastify.activity, runners, store })
+  const transitions = createInstanceTransitions({ activity: fastify.activity })
+  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service })
+  const restoreJob = createRestoreJob({
+    em: orm.em,
+    activity: fastify.activity,
+    transitions,
+    backends: fastify.instances.backends,
+    runners,
+    store,
+    databases: fastify.instances.databases,
+    instancesDomain: config.INSTANCES_DOMAIN,
+    readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
+    log: fastify.log.child({ component: 'restore-jobs' })
+  })
   const backupJob = createBackupJob({
     em: orm.em,
     activity: fastify.activity,
@@ -42,6 +60,6 @@ export default fp(async (fastify) => {
     retryDelayMax: 300,
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 6 * 3600
-  }, async (job) => backupJob(job))
-  fastify.decorate('backups', { ...service, store })
+  }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
+  fastify.decorate('backups', { ...service, ...restore, store })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

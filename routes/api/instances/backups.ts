@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
-import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders } from '../../../schemas/backups.ts'
+import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
@@ -82,6 +82,24 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     reply.header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`).header('content-length', range.end - range.start + 1)
     return reply.code(206).send(backups.store.read(archive.key, range))
+  })
+
+  fastify.post('/:id/backups/:backup_id/restore', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'restoreBackup',
+      summary: 'Restore a backup over its instance (admin)',
+      description: 'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
+        'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
+        'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +
+        '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
+      params: BackupParams,
+      body: RestoreBody,
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, 422, 503])
+    }
+  }, async (request, reply) => {
+    const outcome = await backups.restore(request.em, request.actor, request.params.id, request.params.backup_id, request.body)
+    return reply.code(202).send({ success: true as const, ...outcome })
   })
 
   fastify.delete('/:id/backups/:backup_id', {
