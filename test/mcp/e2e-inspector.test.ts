@@ -56,7 +56,7 @@ t.test('--method tools/list prints every tool', async (t) => {
   const run = await inspector(cli(tokens.access_token, '--method', 'tools/list')).done
   exitsCleanly(t, run)
   const { tools } = JSON.parse(run.stdout) as { tools: Array<{ name: string, annotations?: Record<string, boolean> }> }
-  t.equal(tools.length, 20, '20 tools')
+  t.equal(tools.length, 23, '23 tools')
   for (const name of ['whoami', 'list_instances', 'create_ticket', 'list_users']) t.ok(tools.some((tool) => tool.name === name), name)
   t.match(tools.find((tool) => tool.name === 'whoami'), { annotations: { readOnlyHint: true } })
 })
@@ -92,5 +92,5 @@ t.test('without a token, the Inspector signs the person in itself on its loopbac
 
   const run = await running.done
   exitsCleanly(t, run)
-  t.equal((JSON.parse(run.stdout) as { tools: unknown[] }).tools.length, 20, 'then it lists the tools')
+  t.equal((JSON.parse(run.stdout) as { tools: unknown[] }).tools.length, 23, 'then it lists the tools')
 })

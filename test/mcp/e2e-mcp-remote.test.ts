@@ -63,7 +63,7 @@ t.test('mcp-remote prints the sign-in URL, receives the code on its callback and
 
 t.test('tools/list and whoami through the stdio client', async (t) => {
   const { tools } = await client.listTools()
-  t.equal(tools.length, 20)
+  t.equal(tools.length, 23)
   t.ok(tools.some((tool) => tool.name === 'list_instances'))
   const whoami = await client.callTool({ name: 'whoami', arguments: {} }) as { isError?: boolean, structuredContent?: Record<string, any> }
   t.notOk(whoami.isError)
