@@ -72,7 +72,7 @@ export function createBackupJob (deps: BackupJobDeps) {
       const runner = runners.runnerOf(instance)
       const pgMajor = await runners.serverMajor()
       const spec = await instanceSpec(instance, deps.databases, deps.instancesDomain)
-      const scratch = await store.scratch()
+      const scratch = await store.scratch(`backup-${backup.id}`)
       let archive: { key: string, bytes: number, sha256: string }
       try {
         await runner.dumpDatabase(spec, pgMajor, join(scratch.dir, PARTS.database))

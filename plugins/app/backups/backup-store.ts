@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createReadStream, type ReadStream } from 'node:fs'
-import { mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 
 export interface BackupStore {
@@ -22,8 +22,11 @@ export interface BackupStore {
   localPath: (key: string) => string
   /** Removes the archive and any temporary file of it; missing is fine. */
   remove: (key: string) => Promise<void>
-  /** A private scratch folder for the parts of one backup or restore; `done` removes it. */
-  scratch: () => Promise<{ dir: string, done: () => Promise<void> }>
+  /**
+   * An empty scratch folder for the parts of one job (`name`, e.g. `backup-12`): what a
+   * killed attempt left there is removed first; `done` removes the folder.
+   */
+  scratch: (name: string) => Promise<{ dir: string, done: () => Promise<void> }>
 }
 
 const TEMP_MARK = '.partial-'
@@ -83,10 +86,11 @@ export function createFileBackupStore (root: string): BackupStore {
       for (const stale of await leftovers(path)) await rm(stale, { force: true })
     },
 
-    async scratch () {
-      const parent = join(base, '.scratch')
-      await mkdir(parent, { recursive: true })
-      const dir = await mkdtemp(join(parent, 'work-'))
+    async scratch (name) {
+      if (!/^[a-z0-9-]+$/.test(name)) throw new TypeError(`scratch name ${JSON.stringify(name)} must be a-z, 0-9 and '-'`)
+      const dir = join(base, '.scratch', name)
+      await rm(dir, { recursive: true, force: true })
+      await mkdir(dir, { recursive: true })
       return { dir, done: async () => { await rm(dir, { recursive: true, force: true }) } }
     }
   }

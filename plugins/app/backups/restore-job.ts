@@ -67,7 +67,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const backend = deps.backends.get(instance.backend)
       const runner = runners.runnerOf(instance)
       const pgMajor = await runners.serverMajor()
-      const scratch = await store.scratch()
+      const scratch = await store.scratch(`restore-${backup.id}`)
       try {
         await readArchive(store.localPath(backup.archiveKey), scratch.dir)
         const spec = await instanceSpec(instance, databases, deps.instancesDomain)
