@@ -48,3 +48,9 @@ export ERP_TEST_IMAGE
 export DOCKER_TESTS=required # no engine now = the Docker tests fail, not skip
 echo "--- Docker $(docker info --format '{{.ServerVersion}}'), test image $ERP_TEST_IMAGE ($(ms_since "$image_started") ms); whole Docker step $(ms_since "$docker_started") ms"
 
+# The backup tests' stand-in for postgres:{pg_major} (BACKUP_IMAGE): the host's Debian PostgreSQL
+# client programs and their libraries in a docker-imported rootfs (no registry needed).
+backup_image_started=$(date +%s%N)
+BACKUP_TEST_IMAGE="$(bash test/support/docker/build-backup-image.sh)" || docker_fail "building the backup test image failed (needs postgresql-client)"
+export BACKUP_TEST_IMAGE
+echo "--- backup test image $BACKUP_TEST_IMAGE ($(ms_since "$backup_image_started") ms)"

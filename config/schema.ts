@@ -197,6 +197,15 @@ export const ENV_SECTIONS = {
     METRICS_RAW_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'Days raw samples are kept; older history is served from hourly roll-ups.' }),
     METRICS_HOURLY_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Days hourly roll-ups of the samples are kept.' })
   },
+  Backups: {
+    BACKUP_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Folder of the backup archives, one subfolder per company and instance (`<tenant>/<instance>/`). Default DATA_DIR/backups.', examples: ['/srv/erp/backups'] })),
+    BACKUP_IMAGE: Type.String({
+      minLength: 1, default: 'postgres:{pg_major}',
+      description: 'Image of the one-off container that runs pg_dump and pg_restore next to an instance; `{pg_major}` is the database server\'s major version, so the client is never older than the server.',
+      examples: ['postgres:{pg_major}', 'registry.example.com/postgres-client:16']
+    }),
+    BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
+  },
   'Agent access (OAuth authorization server)': {
     AUTH_PORT: port(3001, 'Port of the auth server, on 127.0.0.1.'),
     AUTH_SERVER_PROCESS: Type.Boolean({ default: true, description: '`npm start` runs the auth server as a child process; false when it is deployed on its own (`npm run auth`).' }),
@@ -231,6 +240,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS.Kubernetes,
   ...ENV_SECTIONS['Background jobs'],
   ...ENV_SECTIONS['Instance metrics'],
+  ...ENV_SECTIONS.Backups,
   ...ENV_SECTIONS['Agent access (OAuth authorization server)']
 }, { additionalProperties: false })
 

@@ -15,6 +15,7 @@ const tenantColumn: Record<string, string> = {
   User: 'tenant',
   PortalSession: 'tenant',
   Instance: 'tenant',
+  Backup: 'tenant',
   Activity: 'tenant',
   Invitation: 'tenant',
   Ticket: 'tenant',

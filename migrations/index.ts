@@ -7,6 +7,7 @@ import { Migration20261122015843_instance_lifecycle } from './Migration202611220
 import { Migration20261122025808_oauth } from './Migration20261122025808_oauth.ts'
 import { Migration20261125114431_integer_instance_ids } from './Migration20261125114431_integer_instance_ids.ts'
 import { Migration20261125143239_instance_metrics } from './Migration20261125143239_instance_metrics.ts'
+import { Migration20261125143647_backups } from './Migration20261125143647_backups.ts'
 import { Migration20261125144114_signing_keys } from './Migration20261125144114_signing_keys.ts'
 
 export const migrationsList = [
@@ -18,5 +19,6 @@ export const migrationsList = [
   { name: 'Migration20261122025808_oauth', class: Migration20261122025808_oauth },
   { name: 'Migration20261125114431_integer_instance_ids', class: Migration20261125114431_integer_instance_ids },
   { name: 'Migration20261125143239_instance_metrics', class: Migration20261125143239_instance_metrics },
+  { name: 'Migration20261125143647_backups', class: Migration20261125143647_backups },
   { name: 'Migration20261125144114_signing_keys', class: Migration20261125144114_signing_keys }
 ]

@@ -191,4 +191,26 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
 
   /** Frees what the backend holds open (connections, watches). */
   close?: () => Promise<void>
+
+  /** Dump and restore next to the instance (backups); absent when the backend cannot run them. */
+  backups?: BackupRunner
+}
+
+/**
+ * Runs pg_dump / pg_restore and copies the filestore where the instance runs
+ * (a one-off container, a Job), with a client image whose PostgreSQL major
+ * version is `pgMajor`, the database server's. Files are local paths of the
+ * control plane. Every method may be run again after a crash.
+ */
+export interface BackupRunner {
+  /** Throws BackendUnavailableError naming what is missing (the client image, ...) when a backup cannot run. */
+  check: (pgMajor: number) => Promise<void>
+  /** `pg_dump --format=custom` of the instance's database into `file`. */
+  dumpDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** A tar of the instance's data volume (the filestore) into `file`. */
+  exportFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** `pg_restore --clean` of `file` into the instance's (empty or existing) database, in one transaction. */
+  restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** Empties the data volume, then unpacks the tar `file` (as exportFilestore made it) into it. */
+  importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
 }

@@ -44,6 +44,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
       network: config.DOCKER_NETWORK,
       publishPort: config.DOCKER_PUBLISH_PORTS,
       stopTimeoutSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
+      backupImage: config.BACKUP_IMAGE,
       healthCheck: {
         command: ['CMD-SHELL', config.ERP_HEALTHCHECK],
         intervalMs: config.ERP_HEALTHCHECK_INTERVAL_SECONDS * 1000,

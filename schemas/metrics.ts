@@ -1,10 +1,10 @@
 import { Type } from 'typebox'
 import { STEP_PATTERN } from '../plugins/app/metrics/history-range.ts'
-import { InstanceId, Success } from './common.ts'
+import { FiniteNumber, InstanceId, Int4, Success } from './common.ts'
 import { InstanceState } from './instances.ts'
 
 // A type list, not anyOf: the serializer writes it without trying each branch (a hot path).
-const numberOrNull = (description: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], description })
+const numberOrNull = (description: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], minimum: -Number.MAX_VALUE, maximum: Number.MAX_VALUE, description })
 const MbOrNull = numberOrNull
 
 export const InstanceMetrics = Type.Object({
@@ -18,20 +18,20 @@ export const InstanceMetrics = Type.Object({
   }),
   stale: Type.Boolean({ description: 'true when the backend did not answer within 2 s and the last sample is served instead' }),
   cpu: Type.Object({
-    used_cores: Type.Number({ description: 'CPU in use, cores (0.25 = a quarter of a core); 0 when not running' }),
-    limit_cores: Type.Number({ description: 'The plan\'s CPU limit for the instance, cores' }),
-    percent_of_limit: Type.Number({ description: 'used_cores / limit_cores x 100' })
+    used_cores: FiniteNumber({ description: 'CPU in use, cores (0.25 = a quarter of a core); 0 when not running' }),
+    limit_cores: FiniteNumber({ description: 'The plan\'s CPU limit for the instance, cores' }),
+    percent_of_limit: FiniteNumber({ description: 'used_cores / limit_cores x 100' })
   }),
   memory: Type.Object({
-    used_mb: Type.Number({ description: 'Memory in use without page cache, MB (MiB); 0 when not running' }),
-    limit_mb: Type.Integer({ description: 'The plan\'s memory limit for the instance, MB' }),
-    percent_of_limit: Type.Number({ description: 'used_mb / limit_mb x 100' })
+    used_mb: FiniteNumber({ description: 'Memory in use without page cache, MB (MiB); 0 when not running' }),
+    limit_mb: Int4({ description: 'The plan\'s memory limit for the instance, MB' }),
+    percent_of_limit: FiniteNumber({ description: 'used_mb / limit_mb x 100' })
   }),
   storage: Type.Object({
     database_mb: MbOrNull('The ERP database, MB (pg_database_size); null when the database server cannot be asked'),
     volume_mb: MbOrNull('The data volume in use, MB; null where the backend cannot tell (Kubernetes: see volume_capacity_mb)'),
     volume_capacity_mb: MbOrNull('The data volume\'s size, MB, where it has a fixed one (a Kubernetes claim); null on Docker'),
-    limit_mb: Type.Integer({ description: 'The plan\'s storage for the instance, MB (the instance detail\'s `storage` GB x 1024)' })
+    limit_mb: Int4({ description: 'The plan\'s storage for the instance, MB (the instance detail\'s `storage` GB x 1024)' })
   })
 }, { description: 'An instance\'s usage now, next to its limits' })
 
@@ -50,7 +50,7 @@ export const MetricsHistoryQuery = Type.Object({
 const AvgMax = (name: string, unit: string, nullable = false) => {
   const number = (what: string) => nullable
     ? numberOrNull(`${what} ${name}, ${unit}; null when not measured`)
-    : Type.Number({ description: `${what} ${name}, ${unit}` })
+    : FiniteNumber({ description: `${what} ${name}, ${unit}` })
   return { avg: number('Average'), max: number('Highest') }
 }
 
@@ -61,7 +61,7 @@ const volume = AvgMax('data volume use', 'MB', true)
 
 export const MetricsPoint = Type.Object({
   time: Type.String({ format: 'date-time', description: 'Start of the bucket (multiples of the step from 2000-01-01 UTC)' }),
-  samples: Type.Integer({ description: 'Readings in the bucket' }),
+  samples: Int4({ description: 'Readings in the bucket' }),
   cpu_avg: cpu.avg,
   cpu_max: cpu.max,
   memory_avg: memory.avg,
@@ -77,6 +77,6 @@ export const MetricsHistoryResponse = Success({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
   step: Type.String({ description: 'The step asked for, e.g. 5m' }),
-  step_seconds: Type.Integer(),
+  step_seconds: Int4(),
   points: Type.Array(MetricsPoint)
 })

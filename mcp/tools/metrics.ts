@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { callerSql } from '../../lib/tenant-sql.ts'
-import { InstanceId } from '../../schemas/common.ts'
+import { BigInt53 } from '../../schemas/common.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 export const metricsTools = [
@@ -12,7 +12,7 @@ export const metricsTools = [
       'sample or was read live; `stale: true` means the backend did not answer and the last sample is shown. A stopped ' +
       'instance shows zero CPU and memory. METRICS_UNAVAILABLE when nothing can be read; another company\'s id is INSTANCE_NOT_FOUND.',
     input: Type.Object({
-      instance_id: Type.Integer({ ...InstanceId, description: 'The instance id, an integer (from list_instances)' })
+      instance_id: BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
     }, { additionalProperties: false }),
     // Reads the backend (Docker, Kubernetes) but changes nothing.
     annotations: { ...READ_ONLY, openWorldHint: true },

@@ -10,6 +10,7 @@ import type Docker from 'dockerode'
 import { BackendUnavailableError, type InstanceSpec, type Observation, type ProvisioningBackend } from '../backend.ts'
 import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
+import { createDockerBackupRunner } from './backup-runner.ts'
 import { ensureImage } from './image.ts'
 import { createDockerLogs } from './logs.ts'
 import { createDockerUsage } from './metrics.ts'
@@ -99,6 +100,9 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
   return {
     name: 'docker',
     ...createDockerLogs(docker, call, options.callTimeoutMs),
+    backups: createDockerBackupRunner(docker, call, {
+      imageTemplate: options.backupImage, network: options.network, labels: options.labels, pullTimeoutMs: options.pullTimeoutMs
+    }),
 
     async check () {
       try {

@@ -40,6 +40,8 @@ export interface DockerBackendOptions {
   command?: string[]
   /** Extra labels on every container and volume (they cannot override the backend's own). */
   labels?: Record<string, string>
+  /** Image of the backup containers, `{pg_major}` filled in (BACKUP_IMAGE); default `postgres:{pg_major}`. */
+  backupImage?: string
 }
 
 export type ResolvedOptions = Required<Omit<DockerBackendOptions, 'instancesDomain' | 'network' | 'command' | 'healthCheck'>> &
@@ -69,6 +71,7 @@ export function resolveOptions (options: DockerBackendOptions): ResolvedOptions 
     pullTimeoutMs: options.pullTimeoutMs ?? 600_000,
     stopTimeoutSeconds: options.stopTimeoutSeconds ?? 30,
     command: options.command,
-    labels: options.labels ?? {}
+    labels: options.labels ?? {},
+    backupImage: options.backupImage ?? 'postgres:{pg_major}'
   }
 }

@@ -4,9 +4,9 @@ import { rpc, startMcpFixture } from '../support/mcp.ts'
 
 const READ_TOOLS = [
   'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'get_instance_metrics',
-  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users'
+  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups'
 ]
-const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user']
+const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup']
 
 interface JsonSchema {
   type?: string
@@ -106,13 +106,14 @@ t.test('read tools are read-only; create, lifecycle, ticket and invite tools are
   }
   for (const name of WRITE_TOOLS) t.equal(byName.get(name)?.annotations.readOnlyHint, false, `${name} writes`)
   t.equal(byName.get('stop_instance')?.annotations.destructiveHint, true, 'stopping takes an instance away from its users')
-  for (const name of ['create_instance', 'start_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user']) {
+  t.equal(byName.get('restore_backup')?.annotations.destructiveHint, true, 'a restore replaces the instance\'s data')
+  for (const name of ['create_instance', 'start_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup']) {
     t.equal(byName.get(name)?.annotations.destructiveHint, false, `${name} only adds or resumes`)
   }
   for (const name of ['start_instance', 'stop_instance', 'restart_instance']) {
     t.equal(byName.get(name)?.annotations.idempotentHint, true, `${name}: asking twice changes nothing more`)
   }
-  for (const name of ['create_instance', 'create_ticket', 'reply_to_ticket', 'invite_user']) {
+  for (const name of ['create_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup']) {
     t.equal(byName.get(name)?.annotations.idempotentHint, false, `${name}: each call adds something`)
   }
 })

@@ -14,7 +14,7 @@ declare module 'fastify' {
     instances: InstancesService & {
       /** One reconciliation round now, as the scheduled one does. */
       reconcileNow: () => Promise<ReconcileResult>
-      /** The installation's backends and ERP database server, for rooms that read instances (metrics). */
+      /** The backends and the ERP database server, for rooms that read or act on instances (metrics, backups). */
       backends: BackendRegistry
       databases: ErpDatabasesPort
     }

@@ -59,9 +59,11 @@ const EDGES: Record<InstanceState, readonly InstanceState[]> = {
   stopping: ['stopped', 'error', 'deleting'],
   restarting: ['running', 'error', 'deleting'],
   deleting: ['deleted', 'error'],
-  running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error'],
-  stopped: ['starting', 'restarting', 'deleting', 'running', 'error'],
-  error: ['starting', 'stopping', 'restarting', 'deleting', 'running', 'stopped'],
+  running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error', 'restoring'],
+  stopped: ['starting', 'restarting', 'deleting', 'running', 'error', 'restoring'],
+  error: ['starting', 'stopping', 'restarting', 'deleting', 'running', 'stopped', 'restoring'],
+  // A restore job (plugins/app/backups) holds it; no other action may start meanwhile.
+  restoring: ['running', 'error'],
   deleted: []
 }
 

@@ -14,7 +14,8 @@ const TITLES: Record<InstanceState, string> = {
   restarting: 'is restarting',
   error: 'failed',
   deleting: 'is being deleted',
-  deleted: 'was deleted'
+  deleted: 'was deleted',
+  restoring: 'is being restored from a backup'
 }
 
 export interface Move {

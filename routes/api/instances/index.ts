@@ -5,6 +5,7 @@ import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, Insta
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
 import logs from './logs.ts'
 import metrics from './metrics.ts'
+import backups from './backups.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -100,6 +101,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   await fastify.register(logs)
   await fastify.register(metrics)
+  await fastify.register(backups)
 }
 
 export default routes

@@ -41,7 +41,9 @@ t.test('the action table is the intended one; steady and transitional states spl
       { ...DOCUMENTED[a], from: [...DOCUMENTED[a].from].sort(), already: [...DOCUMENTED[a].already].sort() }, a)
     t.equal(duringOf(a), DOCUMENTED[a].during)
   }
-  t.same([...STEADY_STATES, ...TRANSITIONAL, 'deleted'].sort(), [...INSTANCE_STATES].sort())
+  // `restoring` is held by the restore job of the backups room, not by an instance action.
+  t.same([...STEADY_STATES, ...TRANSITIONAL, 'deleted', 'restoring'].sort(), [...INSTANCE_STATES].sort())
+  t.equal(actionDuring('restoring'), undefined)
   t.same([...TRANSITIONAL_STATES].sort(), [...TRANSITIONAL].sort())
   for (const a of EVERY_ACTION) t.equal(actionDuring(DOCUMENTED[a].during), a, `${DOCUMENTED[a].during} is ${a}'s`)
   for (const s of [...STEADY_STATES, 'deleted' as const]) t.equal(actionDuring(s), undefined, `no job holds ${s}`)
@@ -63,8 +65,11 @@ t.test('decide: queue exactly from `from`, noop exactly for `already`, else 409 
 t.test('decide never queues from deleted, nor from a transitional state except a delete', async (t) => {
   fc.assert(fc.property(fc.constantFrom(...TRANSITIONAL, 'deleted'), lifecycle, (s, a) => outcomeOf(s, a) !== 'queue' || (a === 'delete' && s !== 'deleted')),
     { examples: allPairs([...TRANSITIONAL, 'deleted' as const], LIFECYCLE) })
-  // Delete always works: from every state but deleted and deleting (nothing to do there) it queues.
-  for (const s of INSTANCE_STATES) t.equal(outcomeOf(s, 'delete'), s === 'deleted' || s === 'deleting' ? 'noop' : 'queue', `delete from ${s}`)
+  // Delete works from every state but deleted and deleting (nothing to do there) and restoring (it waits for the restore).
+  for (const s of INSTANCE_STATES) {
+    if (s === 'restoring') t.match(outcomeOf(s, 'delete'), { code: 'INSTANCE_BUSY', statusCode: 409 }, 'delete during a restore')
+    else t.equal(outcomeOf(s, 'delete'), s === 'deleted' || s === 'deleting' ? 'noop' : 'queue', `delete from ${s}`)
+  }
   // And the converse: from a steady state every action either queues or has nothing to do.
   fc.assert(fc.property(fc.constantFrom(...STEADY_STATES), lifecycle, (s, a) => {
     const outcome = outcomeOf(s, a)
@@ -116,8 +121,10 @@ t.test('assertMove throws exactly on a disallowed edge, naming both states', asy
     return thrown !== undefined && thrown.message.includes(`${from} -> ${to}`)
   }), { examples: allPairs(INSTANCE_STATES, INSTANCE_STATES), numRuns: 500 })
   for (const [from, to] of allPairs(INSTANCE_STATES, INSTANCE_STATES)) if (canMove(from, to)) allowed++
-  // 5 transitional × 2, 4 of them to deleting, running 6, stopped 5, error 6, deleted 0
-  t.equal(allowed, 31, 'the number of allowed edges is the documented one')
+  // 5 transitional × 2, 4 of them to deleting, running 7, stopped 6, error 7 (restoring included), restoring 2, deleted 0
+  t.equal(allowed, 36, 'the number of allowed edges is the documented one')
+  for (const from of STEADY_STATES) t.ok(canMove(from, 'restoring'), `${from} -> restoring`)
+  t.same(INSTANCE_STATES.filter((to) => canMove('restoring', to)), ['running', 'error'], 'a restore ends running or in error')
 })
 
 t.test('state lists in SQL come from the typed constants', async (t) => {

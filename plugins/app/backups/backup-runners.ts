@@ -1,0 +1,38 @@
+import { BackendUnavailableError, type BackupRunner } from '../../../provisioning/backend.ts'
+import type { BackendRegistry } from '../instances/backend-registry.ts'
+import type { Instance } from '../instances/instance.entity.ts'
+import { BackupUnavailable } from './backups.errors.ts'
+
+/** The backup runner of an instance's backend, and the database server's major version it must match. */
+export function createBackupRunners ({ backends, serverMajor }: { backends: BackendRegistry, serverMajor: () => Promise<number> }) {
+  function runnerOf (instance: Pick<Instance, 'backend'>): BackupRunner {
+    const runner = backends.get(instance.backend).backups
+    if (runner === undefined) {
+      throw BackupUnavailable(`Backups of ${instance.backend} instances cannot run here: the ${instance.backend} backend has no backup runner yet`,
+        { backend: instance.backend, missing: `${instance.backend} backup runner` })
+    }
+    return runner
+  }
+
+  return {
+    runnerOf,
+    serverMajor,
+
+    /** 503 naming the missing piece (runner, client image, engine) when a backup of `instance` can only fail. */
+    async ready (instance: Pick<Instance, 'backend'>): Promise<{ runner: BackupRunner, pgMajor: number }> {
+      const runner = runnerOf(instance)
+      const pgMajor = await serverMajor().catch((error: unknown) => {
+        throw BackupUnavailable(`The ERP database server does not answer: ${(error as Error).message}`, { missing: 'database server' })
+      })
+      try {
+        await runner.check(pgMajor)
+      } catch (error) {
+        if (error instanceof BackendUnavailableError) throw BackupUnavailable(`${error.message}: ${error.hint}`, { backend: instance.backend, hint: error.hint })
+        throw error
+      }
+      return { runner, pgMajor }
+    }
+  }
+}
+
+export type BackupRunners = ReturnType<typeof createBackupRunners>

@@ -1,0 +1,9 @@
+import { defineError } from '../../../lib/errors.ts'
+
+export const BackupNotFound = defineError('BACKUP_NOT_FOUND', 'Backup not found', 404)
+export const BackupInProgress = defineError('BACKUP_IN_PROGRESS', 'A backup of this instance is already under way', 409)
+export const BackupNotCompleted = defineError('BACKUP_NOT_COMPLETED', 'The backup has not completed', 409)
+export const BackupCorrupt = defineError('BACKUP_CORRUPT', 'The backup archive is damaged', 422)
+export const BackupConfirmationMismatch = defineError('BACKUP_CONFIRMATION_MISMATCH', 'Type the instance\'s subdomain in `confirm` to restore over it', 400)
+export const BackupUnavailable = defineError('BACKUP_UNAVAILABLE', 'Backups cannot run here', 503)
+export const BackupRangeInvalid = defineError('BACKUP_RANGE_NOT_SATISFIABLE', 'The requested range is outside the archive', 416)

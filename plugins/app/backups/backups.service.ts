@@ -1,0 +1,138 @@
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor } from '../../../lib/actor.ts'
+import { requireAdmin } from '../../../lib/roles.ts'
+import type { Jobs } from '../../external/jobs.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { Instance } from '../instances/instance.entity.ts'
+import { STEADY_STATES } from '../instances/instance-states.ts'
+import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { ACTIVE_BACKUP_STATES, Backup, type BackupKind } from './backup.entity.ts'
+import type { BackupRunners } from './backup-runners.ts'
+import type { BackupStore } from './backup-store.ts'
+import { toBackupView, type BackupView } from './backup.view.ts'
+import { BackupInProgress, BackupNotCompleted, BackupNotFound } from './backups.errors.ts'
+
+export const BACKUP_QUEUE = 'instance-backups'
+
+export interface BackupJobData {
+  backupId: number
+  tenantId: string
+  action: 'backup' | 'restore'
+}
+
+export interface BackupsServiceDeps {
+  jobs: Pick<Jobs, 'send' | 'wake'>
+  activity: ActivityService
+  runners: BackupRunners
+  store: BackupStore
+}
+
+/** Backups of a tenant's instances: records, the jobs that make them, their archives. */
+export function createBackupsService (deps: BackupsServiceDeps) {
+  const { jobs, activity, runners, store } = deps
+
+  async function instanceOf (em: EntityManager, id: number): Promise<Instance> {
+    const instance = await em.findOne(Instance, id)
+    if (instance === null) throw InstanceNotFound()
+    return instance
+  }
+
+  async function backupOf (em: EntityManager, instanceId: number, backupId: number, lock = false): Promise<Backup> {
+    const backup = await em.findOne(Backup, { id: backupId, instance: instanceId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
+    if (backup === null) throw BackupNotFound()
+    return backup
+  }
+
+  return {
+    backupOf,
+
+    /** Records a backup in `queued` and queues its job; 409 while one is under way, 503 when it could only fail. */
+    async create (em: EntityManager, actor: Actor, instanceId: number, kind: BackupKind = 'manual'): Promise<BackupView> {
+      const instance = await instanceOf(em, instanceId)
+      if (instance.state === 'deleted' || instance.state === 'deleting') throw InstanceDeleted('The instance was deleted')
+      if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: back it up when that finishes`, { state: instance.state })
+      await runners.ready(instance)
+      let backup: Backup
+      try {
+        backup = await em.transactional(async (tx) => {
+          const created = tx.create(Backup, {
+            tenant: tx.getReference(Tenant, actor.tenantId),
+            instance: tx.getReference(Instance, instance.id),
+            state: 'queued',
+            kind,
+            erpVersion: instance.erpVersion
+          })
+          await tx.flush()
+          activity.record(tx, actor, {
+            type: 'backup.requested',
+            title: `Backup of ${instance.name} requested`,
+            targetType: 'backup',
+            targetId: String(created.id),
+            instanceId: instance.id
+          })
+          await tx.flush()
+          const data: BackupJobData = { backupId: created.id, tenantId: actor.tenantId, action: 'backup' }
+          await jobs.send(tx, BACKUP_QUEUE, data)
+          return created
+        })
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) throw BackupInProgress('A backup of this instance is already queued or running', { instance_id: instance.id })
+        throw error
+      }
+      jobs.wake(BACKUP_QUEUE)
+      return toBackupView(backup)
+    },
+
+    /** Newest first. */
+    async list (em: EntityManager, _actor: Actor, instanceId: number, page: { page: number, per_page: number }): Promise<{ backups: BackupView[], total: number }> {
+      await instanceOf(em, instanceId)
+      const [rows, total] = await em.findAndCount(Backup, { instance: instanceId }, {
+        orderBy: { createdAt: 'desc', id: 'desc' },
+        limit: page.per_page,
+        offset: (page.page - 1) * page.per_page
+      })
+      return { backups: rows.map(toBackupView), total }
+    },
+
+    async get (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<BackupView> {
+      return toBackupView(await backupOf(em, instanceId, backupId))
+    },
+
+    /** The completed archive: its store key, size and a file name for Content-Disposition. */
+    async archive (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<{ key: string, size: number, fileName: string }> {
+      const backup = await backupOf(em, instanceId, backupId)
+      if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be downloaded`, { state: backup.state })
+      const size = await store.size(backup.archiveKey)
+      if (size === undefined) throw BackupNotFound('The backup\'s archive is missing from the backup store')
+      const instance = await instanceOf(em, instanceId)
+      const stamp = (backup.completedAt ?? backup.createdAt).toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-')
+      return { key: backup.archiveKey, size, fileName: `${instance.subdomain}-backup-${backup.id}-${stamp}.tar` }
+    },
+
+    /** Removes the record and its archive (admin); a backup under way cannot be removed. */
+    async remove (em: EntityManager, actor: Actor, instanceId: number, backupId: number): Promise<void> {
+      requireAdmin(actor, 'delete backups')
+      const instance = await instanceOf(em, instanceId)
+      const key = await em.transactional(async (tx) => {
+        const backup = await backupOf(tx, instanceId, backupId, true)
+        if (ACTIVE_BACKUP_STATES.includes(backup.state)) throw BackupInProgress('The backup is still under way: delete it once it has finished')
+        activity.record(tx, actor, {
+          type: 'backup.deleted',
+          title: `Backup #${backup.id} of ${instance.name} deleted`,
+          targetType: 'backup',
+          targetId: String(backup.id),
+          instanceId: instance.id
+        })
+        tx.remove(backup)
+        await tx.flush()
+        return backup.archiveKey ?? store.keyFor(actor.tenantId, instance.id, backup.id)
+      })
+      // After the commit: a crash in between leaves a file without a record, never a record without its file.
+      await store.remove(key)
+    }
+  }
+}
+
+export type BackupsService = ReturnType<typeof createBackupsService>

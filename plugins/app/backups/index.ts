@@ -1,0 +1,65 @@
+import { join, resolve } from 'node:path'
+import fp from 'fastify-plugin'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { createBackupJob } from './backup-jobs.ts'
+import { createBackupRunners } from './backup-runners.ts'
+import { createFileBackupStore, type BackupStore } from './backup-store.ts'
+import { BACKUP_QUEUE, createBackupsService, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { createServerMajor } from './erp-server.ts'
+import { createInstanceTransitions } from '../instances/instance-transitions.ts'
+import { createRestoreJob } from './restore-job.ts'
+import { createRestoreService, type RestoreService } from './restore.service.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    backups: BackupsService & RestoreService & { store: BackupStore }
+  }
+}
+
+/**
+ * Backups: the services behind the REST routes, the job that dumps an
+ * instance's database and filestore into one archive in the backup store,
+ * and the job that restores an archive in place.
+ */
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const orm: MikroORM = fastify.orm
+  const store = createFileBackupStore(resolve(config.BACKUP_DIR ?? join(config.DATA_DIR, 'backups')))
+  const runners = createBackupRunners({
+    backends: fastify.instances.backends,
+    serverMajor: createServerMajor(config.ERP_DATABASE_URL ?? orm.config.get('clientUrl') as string)
+  })
+  const service = createBackupsService({ jobs: fastify.jobs, activity: fastify.activity, runners, store })
+  const transitions = createInstanceTransitions({ activity: fastify.activity })
+  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service })
+  const restoreJob = createRestoreJob({
+    em: orm.em,
+    activity: fastify.activity,
+    transitions,
+    backends: fastify.instances.backends,
+    runners,
+    store,
+    databases: fastify.instances.databases,
+    instancesDomain: config.INSTANCES_DOMAIN,
+    readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
+    log: fastify.log.child({ component: 'restore-jobs' })
+  })
+  const backupJob = createBackupJob({
+    em: orm.em,
+    activity: fastify.activity,
+    runners,
+    store,
+    databases: fastify.instances.databases,
+    instancesDomain: config.INSTANCES_DOMAIN,
+    log: fastify.log.child({ component: 'backup-jobs' })
+  })
+  await fastify.jobs.define<BackupJobData>(BACKUP_QUEUE, {
+    retryLimit: config.BACKUP_JOB_RETRIES,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+    expireInSeconds: 6 * 3600
+  }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
+  fastify.decorate('backups', { ...service, ...restore, store })
+}, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

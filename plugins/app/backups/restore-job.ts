@@ -1,0 +1,104 @@
+/**
+ * The restore-in-place job. The archive is unpacked and every part checked
+ * against the manifest before the instance is touched; then the instance is
+ * stopped, its database recreated empty and filled with pg_restore --clean
+ * (so tables made after the backup do not survive), its filestore emptied and
+ * unpacked, and the instance started again. Idempotent: it works only while
+ * the instance is `restoring`, and each step converges when run again. The
+ * last failed attempt puts the instance in `error` with the reason.
+ */
+import { join } from 'node:path'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FastifyBaseLogger } from 'fastify'
+import type { JobWithMetadata } from 'pg-boss'
+import type { SystemActor } from '../../../lib/actor.ts'
+import { scopedEntityManager } from '../../../database/tenancy.ts'
+import type { InstanceSpec, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import type { BackendRegistry } from '../instances/backend-registry.ts'
+import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
+import type { InstanceTransitions } from '../instances/instance-transitions.ts'
+import { PARTS, readArchive } from './backup-archive.ts'
+import { Backup } from './backup.entity.ts'
+import type { BackupRunners } from './backup-runners.ts'
+import type { BackupStore } from './backup-store.ts'
+import type { BackupJobData } from './backups.service.ts'
+import { instanceSpec } from './instance-spec.ts'
+
+export interface RestoreJobDeps {
+  em: EntityManager
+  activity: ActivityService
+  transitions: InstanceTransitions
+  backends: BackendRegistry
+  runners: BackupRunners
+  store: BackupStore
+  databases: ErpDatabasesPort
+  instancesDomain: string
+  readyTimeoutMs: number
+  pollMs?: number
+  log: FastifyBaseLogger
+}
+
+export function createRestoreJob (deps: RestoreJobDeps) {
+  const { runners, store, databases, activity, transitions, log } = deps
+  const pollMs = deps.pollMs ?? 250
+
+  async function until (backend: ProvisioningBackend, spec: InstanceSpec, states: ObservedState[], what: string, signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + deps.readyTimeoutMs
+    let seen = await backend.observe(spec)
+    while (!states.includes(seen.state) && !(states.includes('stopped') && seen.exitCode !== undefined)) {
+      if (Date.now() > deadline || signal.aborted) throw new Error(`The instance is not ${what} in time: the backend reports ${seen.state}${seen.message ? ` (${seen.message})` : ''}`)
+      await new Promise((resolve) => setTimeout(resolve, pollMs))
+      seen = await backend.observe(spec)
+    }
+  }
+
+  return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
+    const { backupId, tenantId } = job.data
+    const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
+    const em = scopedEntityManager(deps.em, tenantId)
+    const backup = await em.findOne(Backup, backupId, { populate: ['instance', 'instance.tenant'] })
+    const instance = backup?.instance
+    if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
+    const record = (tx: EntityManager, type: string, title: string): void => {
+      activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
+    }
+    try {
+      const backend = deps.backends.get(instance.backend)
+      const runner = runners.runnerOf(instance)
+      const pgMajor = await runners.serverMajor()
+      const scratch = await store.scratch(`restore-${backup.id}`)
+      try {
+        await readArchive(store.localPath(backup.archiveKey), scratch.dir)
+        const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+        await backend.stop(spec)
+        await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
+        await databases.drop(instance.uid)
+        const fresh = { ...spec, database: await databases.ensure(instance.uid) }
+        await runner.restoreDatabase(fresh, pgMajor, join(scratch.dir, PARTS.database))
+        await runner.importFilestore(fresh, pgMajor, join(scratch.dir, PARTS.filestore))
+        await backend.start(fresh)
+        await until(backend, fresh, ['running'], 'running', job.signal)
+      } finally {
+        await scratch.done()
+      }
+      await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
+        const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
+        if (moved === undefined) return
+        record(tx, 'backup.restored', `${instance.name} restored from backup #${backup.id}`)
+        await tx.flush()
+      })
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      const last = job.retryCount >= job.retryLimit
+      log.warn({ err: error, backupId, instanceId: instance.id, attempt: job.retryCount + 1, last }, 'Restore attempt failed')
+      if (!last) throw error
+      await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
+        const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'error', message: `Restore from backup #${backup.id} failed: ${message}` })
+        if (moved === undefined) return
+        record(tx, 'backup.restore_failed', `Restore of ${instance.name} from backup #${backup.id} failed: ${message}`)
+        await tx.flush()
+      })
+    }
+  }
+}

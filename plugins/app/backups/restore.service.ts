@@ -1,0 +1,78 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor } from '../../../lib/actor.ts'
+import { requireAdmin } from '../../../lib/roles.ts'
+import type { Jobs } from '../../external/jobs.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { Instance, type InstanceState } from '../instances/instance.entity.ts'
+import { STEADY_STATES } from '../instances/instance-states.ts'
+import type { InstanceTransitions } from '../instances/instance-transitions.ts'
+import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
+import { hashFile } from './backup-archive.ts'
+import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
+import type { BackupRunners } from './backup-runners.ts'
+import type { BackupStore } from './backup-store.ts'
+import { toBackupView, type BackupView } from './backup.view.ts'
+import { BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { BackupConfirmationMismatch, BackupCorrupt, BackupInProgress, BackupNotCompleted } from './backups.errors.ts'
+
+export interface RestoreRequest {
+  mode: 'replace'
+  /** The instance's subdomain, typed again. */
+  confirm: string
+}
+
+export interface RestoreServiceDeps {
+  jobs: Pick<Jobs, 'send' | 'wake'>
+  activity: ActivityService
+  transitions: InstanceTransitions
+  runners: BackupRunners
+  store: BackupStore
+  backups: Pick<BackupsService, 'backupOf'>
+}
+
+/**
+ * Restores in place (admin): every check that can refuse is made before
+ * anything changes (confirmation, states, backup image, the archive's SHA-256),
+ * then the instance moves to `restoring` and the restore job takes over.
+ */
+export function createRestoreService (deps: RestoreServiceDeps) {
+  const { jobs, activity, transitions, runners, store } = deps
+
+  return {
+    async restore (em: EntityManager, actor: Actor, instanceId: number, backupId: number, request: RestoreRequest): Promise<{ backup: BackupView, instance_state: InstanceState }> {
+      requireAdmin(actor, 'restore backups')
+      const backup = await deps.backups.backupOf(em, instanceId, backupId)
+      const instance = await em.findOne(Instance, instanceId)
+      if (instance === null) throw InstanceNotFound()
+      if (instance.state === 'deleted' || instance.state === 'deleting') throw InstanceDeleted('The instance was deleted: restore its backup as a new instance instead')
+      if (request.confirm !== instance.subdomain) {
+        throw BackupConfirmationMismatch(`confirm must be the instance's subdomain "${instance.subdomain}": the restore replaces its database and filestore`, { field: 'confirm' })
+      }
+      if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be restored`, { state: backup.state })
+      if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: wait until that finishes, then restore`, { state: instance.state })
+      const active = await em.count(Backup, { instance: instanceId, state: { $in: [...ACTIVE_BACKUP_STATES] } })
+      if (active > 0) throw BackupInProgress('A backup of this instance is under way: restore once it has finished')
+      await runners.ready(instance)
+      const found = await hashFile(store.localPath(backup.archiveKey)).catch(() => undefined)
+      if (found === undefined || found.sha256 !== backup.archiveSha256 || found.bytes !== backup.sizeBytes) {
+        throw BackupCorrupt(found === undefined
+          ? 'The backup\'s archive is missing from the backup store'
+          : `The archive does not match its recorded SHA-256 (${found.sha256}, expected ${backup.archiveSha256}): nothing was changed`)
+      }
+      const moved = await em.transactional(async (tx) => {
+        const done = await transitions.moveIf(tx, actor, instanceId, STEADY_STATES, { to: 'restoring', title: `Instance ${instance.name} is being restored from backup #${backup.id}` })
+        if (done === undefined) return undefined
+        activity.record(tx, actor, { type: 'backup.restore_requested', title: `Restore of ${instance.name} from backup #${backup.id} requested`, targetType: 'backup', targetId: String(backup.id), instanceId })
+        await tx.flush()
+        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore' }
+        await jobs.send(tx, BACKUP_QUEUE, data)
+        return done
+      })
+      if (moved === undefined) throw InstanceBusy('The instance started changing state meanwhile: try again when that finishes')
+      jobs.wake(BACKUP_QUEUE)
+      return { backup: toBackupView(backup), instance_state: moved.state }
+    }
+  }
+}
+
+export type RestoreService = ReturnType<typeof createRestoreService>

@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
+import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
+import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
+
+/** Registered by ./index.ts (autoload loads only a folder's index.ts). */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { backups } = fastify
+
+  fastify.post('/:id/backup', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'createBackup',
+      summary: 'Back up an instance',
+      description: 'Records a backup in state `queued` and queues the job that dumps the database (pg_dump, custom format) and copies the filestore into one archive; answers 202 at once. ' +
+        'Poll `GET /api/instances/{id}/backups/{backup_id}` until `completed` (or `failed`, with `error`). 409 `BACKUP_IN_PROGRESS` while another backup of the instance is queued or running; ' +
+        '409 `INSTANCE_BUSY` while the instance changes state; 503 `BACKUP_UNAVAILABLE` naming what is missing when a backup could only fail (no backup runner on the backend, backup image missing, database server down). No body.',
+      params: InstanceIdParams,
+      response: responses({ 202: BackupResponse }, [...AUTHENTICATED, 404, 409, 503])
+    }
+  }, async (request, reply) => {
+    const backup = await backups.create(request.em, request.actor, request.params.id)
+    return reply.code(202).send({ success: true as const, backup })
+  })
+
+  fastify.get('/:id/backups', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'listBackups',
+      summary: 'An instance\'s backups',
+      description: 'Newest first, paginated.',
+      params: InstanceIdParams,
+      querystring: BackupListQuery,
+      response: responses({ 200: BackupListResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => {
+    const page = pageOf(request.query)
+    return { success: true as const, ...await backups.list(request.em, request.actor, request.params.id, page), ...page }
+  })
+
+  fastify.get('/:id/backups/:backup_id', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'getBackup',
+      summary: 'One backup, with its progress',
+      description: '`step` says what a running backup is doing now.',
+      params: BackupParams,
+      response: responses({ 200: BackupResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => ({ success: true as const, backup: await backups.get(request.em, request.actor, request.params.id, request.params.backup_id) }))
+
+  fastify.get('/:id/backups/:backup_id/download', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'downloadBackup',
+      summary: 'Download a backup\'s archive',
+      description: 'Streams the archive (a tar: manifest.json, database.dump, filestore.tar) with `Content-Length` and `Content-Disposition`. ' +
+        'Send `Range: bytes=<start>-` to resume: 206 with `Content-Range`; 416 for a range outside the archive. Compare the SHA-256 of the whole file with the backup\'s `sha256`. ' +
+        '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed.',
+      params: BackupParams,
+      headers: DownloadHeaders,
+      produces: ['application/x-tar', 'application/json'],
+      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416])
+    }
+  }, async (request, reply) => {
+    const archive = await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)
+    let range
+    try {
+      range = parseRange(request.headers.range, archive.size)
+    } catch (error) {
+      reply.header('content-range', `bytes */${archive.size}`)
+      throw error
+    }
+    reply
+      .header('content-type', 'application/x-tar')
+      .header('content-disposition', `attachment; filename="${archive.fileName}"`)
+      .header('accept-ranges', 'bytes')
+      .header('cache-control', 'private, no-store')
+    if (range === undefined) {
+      reply.header('content-length', archive.size)
+      return reply.code(200).send(backups.store.read(archive.key))
+    }
+    reply.header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`).header('content-length', range.end - range.start + 1)
+    return reply.code(206).send(backups.store.read(archive.key, range))
+  })
+
+  fastify.post('/:id/backups/:backup_id/restore', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'restoreBackup',
+      summary: 'Restore a backup over its instance (admin)',
+      description: 'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
+        'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
+        'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +
+        '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
+      params: BackupParams,
+      body: RestoreBody,
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, 422, 503])
+    }
+  }, async (request, reply) => {
+    const outcome = await backups.restore(request.em, request.actor, request.params.id, request.params.backup_id, request.body)
+    return reply.code(202).send({ success: true as const, ...outcome })
+  })
+
+  fastify.delete('/:id/backups/:backup_id', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'deleteBackup',
+      summary: 'Delete a backup (admin)',
+      description: 'Removes the record and its archive. 409 `BACKUP_IN_PROGRESS` for a backup still queued or running.',
+      params: BackupParams,
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
+    }
+  }, async (request) => {
+    await backups.remove(request.em, request.actor, request.params.id, request.params.backup_id)
+    return { success: true as const }
+  })
+}
+
+export default routes

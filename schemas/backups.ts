@@ -1,0 +1,51 @@
+import { Type } from 'typebox'
+import { BACKUP_KINDS, BACKUP_STATES } from '../plugins/app/backups/backup.entity.ts'
+import { BigInt53, InstanceId, Int4, Pagination, Success } from './common.ts'
+import { InstanceState } from './instances.ts'
+
+const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>> (schema: T) => Type.Union([schema, Type.Null()])
+const Stamp = Type.String({ format: 'date-time' })
+
+export const BackupId = BigInt53({ minimum: 1, description: 'Backup id (a positive integer)', examples: [12] })
+export const BackupParams = Type.Object({ id: InstanceId, backup_id: BackupId })
+
+export const Backup = Type.Object({
+  id: BackupId,
+  instance_id: InstanceId,
+  state: Type.Enum(BACKUP_STATES, { description: 'queued, running, completed or failed' }),
+  kind: Type.Enum(BACKUP_KINDS, { description: '`manual` (asked for) or `scheduled`' }),
+  step: Nullable(Type.String({ description: 'While running: what the job is doing now (dumping the database, copying the filestore, writing the archive)' })),
+  size: Nullable(BigInt53({ description: 'Archive size in bytes, once completed' })),
+  sha256: Nullable(Type.String({ description: 'SHA-256 of the whole archive (hex), once completed; the download\'s checksum' })),
+  erp_version: Type.String({ examples: ['17.0'] }),
+  pg_major: Nullable(Int4({ description: 'Major version of the database server the dump came from' })),
+  error: Nullable(Type.String({ description: 'Why it failed' })),
+  created_at: Stamp,
+  started_at: Nullable(Stamp),
+  completed_at: Nullable({ ...Stamp, description: 'When it completed (or failed)' })
+}, { description: 'A backup of an instance: one archive with the database dump, the filestore and a manifest of checksums' })
+
+export const BackupResponse = Success({ backup: Backup })
+export const BackupListQuery = Pagination
+export const BackupListResponse = Success({
+  backups: Type.Array(Backup, { description: 'Newest first' }),
+  total: Int4(),
+  page: Int4(),
+  per_page: Int4()
+})
+
+export const DownloadHeaders = Type.Object({
+  range: Type.Optional(Type.String({ description: 'One byte range, `bytes=<start>-[<end>]` or `bytes=-<suffix>`, to resume a download' }))
+})
+/** Sent as a stream (never serialized): typed as one, documented as binary. */
+export const ArchiveBytes = Type.Unsafe<NodeJS.ReadableStream>({ type: 'string', format: 'binary', description: 'The archive (a tar), or the requested range of it' })
+
+export const RestoreBody = Type.Object({
+  mode: Type.Literal('replace', { description: '`replace`: restore over this instance (its database and filestore are replaced)' }),
+  confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again: a restore in place replaces all its data' })
+}, { additionalProperties: false })
+
+export const RestoreResponse = Success({
+  backup: Backup,
+  instance_state: { ...InstanceState, description: '`restoring` until the restore job is done; then `running`, or `error` with the reason' }
+})

@@ -1,0 +1,91 @@
+/**
+ * Helpers for the backup tests on the real Docker engine: the stand-in for
+ * `postgres:{pg_major}` (test/support/docker/build-backup-image.sh), known rows
+ * in an instance's database and known files in its filestore volume.
+ */
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { dockerClient, testImage } from './docker/engine.ts'
+import { bearer } from './accounts.ts'
+import { erpDatabaseNames } from '../../provisioning/erp-database.ts'
+
+const BUILD_SCRIPT = fileURLToPath(new URL('./docker/build-backup-image.sh', import.meta.url))
+let built: Promise<string> | undefined
+
+/** $BACKUP_TEST_IMAGE, else built once per process from the host's PostgreSQL client. */
+export function backupTestImage (): Promise<string> {
+  built ??= new Promise<string>((resolve, reject) => {
+    const fromEnv = process.env.BACKUP_TEST_IMAGE
+    const args = fromEnv === undefined || fromEnv === '' ? [BUILD_SCRIPT] : [BUILD_SCRIPT, fromEnv]
+    execFile('bash', args, { timeout: 180_000 }, (error, out, err) => {
+      if (error !== null) reject(new Error(`${BUILD_SCRIPT} failed: ${error.message}\n${err}`))
+      else resolve(out.trim().split('\n').pop() ?? '')
+    })
+  })
+  return built
+}
+
+/** SQL on an instance's own database as its own role (as the ERP would), on the server at `adminUrl` (trust auth in tests). */
+export async function onInstanceDatabase<T> (adminUrl: string, uid: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const url = new URL(adminUrl)
+  const names = erpDatabaseNames(uid)
+  url.pathname = `/${names.database}`
+  url.username = names.role
+  url.password = ''
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Runs a shell script in a throw-away container of the stand-in image with the instance's filestore volume at /data; answers its output. */
+export async function inFilestore (subdomain: string, script: string): Promise<string> {
+  const docker = dockerClient()
+  const container = await docker.createContainer({
+    Image: await testImage(),
+    Entrypoint: ['/bin/sh', '-c', script],
+    Labels: { 'erp.test-filestore': '1' },
+    HostConfig: { Mounts: [{ Type: 'volume', Source: `erp-${subdomain}-data`, Target: '/data' }] }
+  })
+  try {
+    await container.start()
+    const { StatusCode } = await container.wait() as { StatusCode: number }
+    const logs = (await container.logs({ stdout: true, stderr: true }) as unknown as Buffer)
+    const text = demux(logs)
+    if (StatusCode !== 0) throw new Error(`filestore script exited ${StatusCode}: ${text}`)
+    return text
+  } finally {
+    await container.remove({ force: true })
+  }
+}
+
+function demux (buffer: Buffer): string {
+  let text = ''
+  let offset = 0
+  while (offset + 8 <= buffer.length) {
+    const size = buffer.readUInt32BE(offset + 4)
+    text += buffer.subarray(offset + 8, offset + 8 + size).toString('utf8')
+    offset += 8 + size
+  }
+  return text
+}
+
+export interface BackupAnswer { id: number, state: string, step: string | null, size: number | null, sha256: string | null, error: string | null }
+
+/** Polls the backup until it is completed or failed. */
+export async function waitForBackup (app: FastifyInstance, token: string, instanceId: number, backupId: number, timeoutMs = 90_000): Promise<BackupAnswer> {
+  const deadline = Date.now() + timeoutMs
+  let last: BackupAnswer | undefined
+  while (Date.now() < deadline) {
+    const response = await app.inject({ method: 'GET', url: `/api/instances/${instanceId}/backups/${backupId}`, headers: bearer(token) })
+    last = response.json().backup as BackupAnswer
+    if (last.state === 'completed' || last.state === 'failed') return last
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  throw new Error(`backup ${backupId} did not finish within ${timeoutMs} ms; last ${JSON.stringify(last)}`)
+}
