@@ -29,16 +29,17 @@ export interface AuthServerUpstream {
   readinessProblem: () => Promise<string | undefined>
 }
 
-export function createAuthServerUpstream ({ config, child }: {
+export function createAuthServerUpstream ({ config, child, verifiedForMs = VERIFIED_FOR_MS }: {
   config: Pick<AppConfig, 'BASE_URL' | 'AUTH_PORT'>
   child?: Pick<AuthServerProcess, 'url'> | undefined
+  verifiedForMs?: number
 }): AuthServerUpstream {
   const fixed = `http://127.0.0.1:${config.AUTH_PORT ?? STANDALONE_AUTH_PORT}`
   const locate = (): string | undefined => child === undefined ? fixed : child.url()
   let verified: { origin: string, at: number } | undefined
   let pending: { origin: string, problem: Promise<string | undefined> } | undefined
 
-  /** One identity check at a time per origin; a success is remembered for VERIFIED_FOR_MS. */
+  /** One identity check at a time per origin; a success is remembered for `verifiedForMs`. */
   function check (origin: string): Promise<string | undefined> {
     if (pending?.origin === origin) return pending.problem
     const problem = identityProblem(origin, config.BASE_URL).then((found) => {
@@ -53,7 +54,7 @@ export function createAuthServerUpstream ({ config, child }: {
     async origin () {
       const origin = locate()
       if (origin === undefined) throw AuthServerUnavailable('The authorization server is starting or restarting; try again shortly')
-      if (verified?.origin === origin && Date.now() - verified.at < VERIFIED_FOR_MS) return origin
+      if (verified?.origin === origin && Date.now() - verified.at < verifiedForMs) return origin
       const problem = await check(origin)
       if (problem !== undefined) throw AuthServerUnavailable(`The authorization server is unavailable: ${problem}`)
       return origin
