@@ -1,6 +1,5 @@
 import { resolve } from 'node:path'
-import { ConfigError } from './config/problems.ts'
-import { exitOnConfigError, loadConfigOrExit } from './config/startup.ts'
+import { exitOnConfigError, exitWith, loadConfigOrExit } from './config/startup.ts'
 import type { AuthServerProcess } from './lib/auth-server-process.ts'
 import { portIsFree, takenPortProblem } from './lib/ports.ts'
 import { provisioningProblems } from './provisioning/config-problems.ts'
@@ -17,7 +16,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
 const config = loadConfigOrExit({ checks: [provisioningProblems], warnings: true })
 // A port set explicitly must be free; unset, the auth server child takes any free port and tells us which.
 if (config.AUTH_SERVER_PROCESS && config.AUTH_PORT !== undefined && !(await portIsFree(config.AUTH_PORT))) {
-  await exitOnConfigError(Promise.reject(new ConfigError([await takenPortProblem('AUTH_PORT', config.AUTH_PORT)])))
+  exitWith([await takenPortProblem('AUTH_PORT', config.AUTH_PORT)])
 }
 
 const [

@@ -37,7 +37,8 @@ export async function exitOnConfigError<T> (step: Promise<T>): Promise<T> {
   }
 }
 
-function exitWith (problems: ConfigProblem[]): never {
+/** Ends the process as an invalid setting does: one line per problem, status 1. */
+export function exitWith (problems: ConfigProblem[]): never {
   for (const problem of problems) console.error(formatProblem(problem))
   process.exit(1)
 }
