@@ -104,7 +104,8 @@ async function startServer (databaseUrl: string | undefined): Promise<{ baseUrl:
     stdio: ['ignore', 'ignore', 'inherit']
   })
   cleanups.push(() => stop(child))
-  const deadline = Date.now() + 120_000
+  // Migrations and, with the embedded PostgreSQL, initdb: seconds on an idle machine, minutes on a busy one.
+  const deadline = Date.now() + 300_000
   while (Date.now() < deadline && child.exitCode === null) {
     const ready = await fetch(`${baseUrl}/health/ready`).then((response) => response.status === 200, () => false)
     if (ready) return { baseUrl, password }
