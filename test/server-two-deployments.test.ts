@@ -14,8 +14,8 @@ import { createTestDatabase } from './support/database.ts'
 import { freePort, startServer, waitForReady, type Running } from './support/process.ts'
 
 // Real starts of the service, several per test: on a busy machine they take a while.
-t.setTimeout(600_000)
-const READY_MS = 180_000
+t.setTimeout(1_200_000)
+const READY_MS = 300_000
 
 interface Deployment { port: number, baseUrl: string, running: Running }
 
