@@ -8,11 +8,15 @@ import type { AppConfig } from './config/env.ts'
 import { createValidatorCompiler } from './lib/validation.ts'
 import { sendError, toErrorBody } from './plugins/app/http/envelope.ts'
 import { recordRoutes } from './lib/route-table.ts'
+import type { AuthServerProcess } from './lib/auth-server-process.ts'
+import { createAuthServerUpstream } from './lib/auth-server-upstream.ts'
 
 export interface AppOptions {
   config: AppConfig
   orm: MikroORM
   logger?: FastifyServerOptions['logger']
+  /** The auth server child `npm start` runs; without it the auth server is the one at 127.0.0.1:AUTH_PORT. */
+  authServer?: Pick<AuthServerProcess, 'url'>
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -26,7 +30,7 @@ function requestId (request: { headers: Record<string, string | string[] | undef
   return typeof incoming === 'string' && /^[\w.:-]{8,64}$/.test(incoming) ? incoming : randomUUID()
 }
 
-export async function buildApp ({ config, orm, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp ({ config, orm, logger, authServer }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: config.BODY_LIMIT,
@@ -46,6 +50,8 @@ export async function buildApp ({ config, orm, logger }: AppOptions): Promise<Fa
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()))
   // JSON (and forms, see plugins/external/formbody.ts) only: anything else is a 415.
   app.removeContentTypeParser('text/plain')
+
+  app.decorate('authServer', createAuthServerUpstream({ config, child: authServer }))
 
   const options = { config, orm }
   await app.register(autoload, { dir: here('./plugins/external'), options, ignorePattern: NOT_PLUGINS })

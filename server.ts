@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
-import { loadConfigOrExit } from './config/startup.ts'
+import { exitOnConfigError, exitWith, loadConfigOrExit } from './config/startup.ts'
 import type { AuthServerProcess } from './lib/auth-server-process.ts'
+import { portIsFree, takenPortProblem } from './lib/ports.ts'
 import { provisioningProblems } from './provisioning/config-problems.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
@@ -13,6 +14,10 @@ if (major < 22 || (major === 22 && minor < 19)) {
 // Every setting is checked here, before the embedded PostgreSQL or anything else
 // listens, and before the rest of the service is loaded: a mistake is reported at once.
 const config = loadConfigOrExit({ checks: [provisioningProblems], warnings: true })
+// A port set explicitly must be free; unset, the auth server child takes any free port and tells us which.
+if (config.AUTH_SERVER_PROCESS && config.AUTH_PORT !== undefined && !(await portIsFree(config.AUTH_PORT))) {
+  exitWith([await takenPortProblem('AUTH_PORT', config.AUTH_PORT)])
+}
 
 const [
   { default: closeWithGrace }, { MikroORM }, { createOrmConfig }, { runMigrations }, { resolveDatabase },
@@ -22,7 +27,7 @@ const [
   import('./database/seed.ts'), import('./lib/secrets.ts'), import('./app.ts'), import('./lib/auth-server-process.ts')
 ])
 
-const database = await resolveDatabase(config)
+const database = await exitOnConfigError(resolveDatabase(config))
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
 const applied = await runMigrations(orm, database.url)
 const jwtSecret = await resolveJwtSecret(config)
@@ -39,13 +44,22 @@ if (erpCredentialsKey.origin === 'adopted') {
     'Replicas, and a DATA_DIR that is not kept, need ERP_CREDENTIALS_KEY set as JWT_SECRET is.')
 }
 const seed = await seedReferenceData(orm, config)
-const app = await buildApp({ config: { ...config, JWT_SECRET: jwtSecret, ERP_CREDENTIALS_KEY: erpCredentialsKey.value }, orm })
-const authServer: AuthServerProcess | undefined = config.AUTH_SERVER_PROCESS
-  ? startAuthServerProcess({
-    env: { DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, AUTH_PORT: String(config.AUTH_PORT), DATA_DIR: config.DATA_DIR },
+let authServer: AuthServerProcess | undefined
+const app = await buildApp({
+  config: { ...config, JWT_SECRET: jwtSecret, ERP_CREDENTIALS_KEY: erpCredentialsKey.value },
+  orm,
+  // The proxy, the MCP endpoint and readiness follow the child to whatever port it reports.
+  ...(config.AUTH_SERVER_PROCESS ? { authServer: { url: () => authServer?.url() } } : {})
+})
+if (config.AUTH_SERVER_PROCESS) {
+  authServer = startAuthServerProcess({
+    env: {
+      DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, DATA_DIR: config.DATA_DIR,
+      ...(config.AUTH_PORT === undefined ? {} : { AUTH_PORT: String(config.AUTH_PORT) })
+    },
     log: (message) => app.log.warn(message)
   })
-  : undefined
+}
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')

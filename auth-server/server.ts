@@ -8,10 +8,12 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import type { AppConfig } from '../config/env.ts'
-import type { ConfigProblem } from '../config/problems.ts'
+import { formatProblem, type ConfigProblem } from '../config/problems.ts'
+import { STANDALONE_AUTH_PORT } from '../config/schema.ts'
 import { loadConfigOrExit } from '../config/startup.ts'
 import { createFindAccount } from './account.ts'
 import { cleanupExpired } from './adapter.ts'
+import { takenPortProblem } from '../lib/ports.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
 import { createSigningKeyStore } from './keys.ts'
 import { createProvider } from './provider.ts'
@@ -24,7 +26,7 @@ export interface AuthServer {
 export interface StartOptions {
   config: AppConfig
   host?: string
-  /** 0 picks a free port (tests). */
+  /** 0 picks a free port (tests, and the portal's child when AUTH_PORT is unset). Default AUTH_PORT, else 3001. */
   port?: number
   cleanupIntervalMs?: number
   log?: (message: string) => void
@@ -50,7 +52,7 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   const server = createServer(provider.callback())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? config.AUTH_PORT, options.host ?? '127.0.0.1', resolve)
+    server.listen(options.port ?? config.AUTH_PORT ?? STANDALONE_AUTH_PORT, options.host ?? '127.0.0.1', resolve)
   })
   const { address, port } = server.address() as AddressInfo
   return {
@@ -84,7 +86,13 @@ export function authServerProblems (config: AppConfig): ConfigProblem[] {
 
 if (import.meta.main) {
   const config = loadConfigOrExit({ checks: [authServerProblems] })
-  const authServer = await startAuthServer({ config })
+  // Started by the portal (an IPC channel) with AUTH_PORT unset: any free port, which it reports below.
+  const port = config.AUTH_PORT ?? (process.send === undefined ? STANDALONE_AUTH_PORT : 0)
+  const authServer = await startAuthServer({ config, port }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error
+    console.error(formatProblem(await takenPortProblem('AUTH_PORT', port)))
+    process.exit(1)
+  })
   console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
   let closing = false
   const shutdown = () => {

@@ -36,13 +36,13 @@ const rules: Rule[] = [
   }),
 
   (config) => {
-    if (!config.AUTH_SERVER_PROCESS || config.AUTH_PORT !== config.PORT) return []
+    if (!config.AUTH_SERVER_PROCESS || config.AUTH_PORT === undefined || config.AUTH_PORT !== config.PORT) return []
     return [{ variable: 'AUTH_PORT', value: String(config.AUTH_PORT), reason: 'the auth server started by the portal cannot share PORT', allowed: 'a port other than PORT', example: String(config.PORT + 1) }]
   },
 
   (config) => {
-    if (config.DATABASE_URL !== undefined) return []
-    const taken = [config.PORT, ...(config.AUTH_SERVER_PROCESS ? [config.AUTH_PORT] : [])]
+    if (config.DATABASE_URL !== undefined || config.EMBEDDED_PG_PORT === undefined) return []
+    const taken = [config.PORT, ...(config.AUTH_SERVER_PROCESS && config.AUTH_PORT !== undefined ? [config.AUTH_PORT] : [])]
     if (!taken.includes(config.EMBEDDED_PG_PORT)) return []
     return [{ variable: 'EMBEDDED_PG_PORT', value: String(config.EMBEDDED_PG_PORT), reason: 'the embedded PostgreSQL cannot share PORT or AUTH_PORT', allowed: 'a port other than PORT and AUTH_PORT' }]
   },

@@ -32,8 +32,9 @@ between values:
 - \`ERP_IMAGE\` with each of \`ERP_VERSIONS\` must make an image reference; \`{version}\` is its
   only placeholder. A template without \`{version}\` is a fixed image: every instance runs it,
   whatever version is asked for, and a warning says so at start.
-- \`AUTH_PORT\` differs from \`PORT\` when \`AUTH_SERVER_PROCESS=true\`; \`EMBEDDED_PG_PORT\` differs
-  from both when the embedded PostgreSQL is used.
+- \`AUTH_PORT\`, when set, differs from \`PORT\` when \`AUTH_SERVER_PROCESS=true\`; \`EMBEDDED_PG_PORT\`,
+  when set, differs from both when the embedded PostgreSQL is used. A port set explicitly must be
+  free at start (one line says which is taken); unset ports are chosen free by the service.
 - URLs parse; \`BASE_URL\` and \`PORTAL_API_URL\` carry no query or fragment; each of
   \`CORS_ORIGINS\` is an origin.
 - \`OAUTH_REFRESH_TOKEN_TTL_SECONDS\` exceeds \`OAUTH_ACCESS_TOKEN_TTL_SECONDS\`.

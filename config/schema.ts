@@ -10,6 +10,10 @@
 import { Type, type TSchema } from 'typebox'
 
 const port = (fallback: number, description: string) => Type.Integer({ minimum: 1, maximum: 65535, default: fallback, description, examples: [fallback] })
+/** The auth server's port when AUTH_PORT is unset and it runs on its own (`npm run auth`, AUTH_SERVER_PROCESS=false). */
+export const STANDALONE_AUTH_PORT = 3001
+/** A port with no fixed default: unset, the service picks a free one (see the description). */
+const optionalPort = (example: number, description: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description, examples: [example] }))
 const seconds = (minimum: number, maximum: number, fallback: number, description: string) =>
   Type.Integer({ minimum, maximum, default: fallback, description })
 const atLeastOne = (fallback: number, description: string) => Type.Integer({ minimum: 1, default: fallback, description })
@@ -56,7 +60,8 @@ export const ENV_SECTIONS = {
     DATABASE_URL: postgresUrl('External PostgreSQL. When unset, an embedded PostgreSQL keeps its data in DATA_DIR/postgres.',
       'postgres://user:password@db.example.com:5432/erp_portal'),
     DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Where generated secrets, the embedded PostgreSQL, mail files and addons live.', examples: ['/var/lib/erp-portal'] }),
-    EMBEDDED_PG_PORT: port(54329, 'Port of the embedded PostgreSQL (only without DATABASE_URL).'),
+    EMBEDDED_PG_PORT: optionalPort(54329, 'Port of the embedded PostgreSQL (only without DATABASE_URL). Unset: 54329 when free, else any free port; ' +
+      'the port chosen is kept in DATA_DIR/postgres-port for the next start. A port given here that is taken stops the start.'),
     DB_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'Connections per process to the service database.' })
   },
   Secrets: {
@@ -207,7 +212,8 @@ export const ENV_SECTIONS = {
     BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
   },
   'Agent access (OAuth authorization server)': {
-    AUTH_PORT: port(3001, 'Port of the auth server, on 127.0.0.1.'),
+    AUTH_PORT: optionalPort(STANDALONE_AUTH_PORT, 'Port of the auth server, on 127.0.0.1. Unset: the auth server started by the portal takes any free port ' +
+      '(so two deployments can run on one machine); `npm run auth`, and a portal with AUTH_SERVER_PROCESS=false, use 3001. A port given here that is taken stops the start.'),
     AUTH_SERVER_PROCESS: Type.Boolean({ default: true, description: '`npm start` runs the auth server as a child process; false when it is deployed on its own (`npm run auth`).' }),
     PORTAL_LOGIN_URL: httpUrl('Login page the auth server sends people to. Default: the built-in one under BASE_URL.', 'https://portal.example.com/login'),
     PORTAL_API_URL: httpUrl('The portal API as the auth server reaches it. Default BASE_URL.', 'http://portal.internal:3000'),

@@ -23,7 +23,22 @@ export function loadConfigOrExit (options: { checks?: Array<(config: AppConfig) 
   return config
 }
 
-function exitWith (problems: ConfigProblem[]): never {
+/**
+ * For a start-up step that can find a setting wrong only by trying (a port
+ * already taken): a ConfigError ends the process the same way, one line per
+ * problem and status 1; anything else is passed on.
+ */
+export async function exitOnConfigError<T> (step: Promise<T>): Promise<T> {
+  try {
+    return await step
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    exitWith(error.problems)
+  }
+}
+
+/** Ends the process as an invalid setting does: one line per problem, status 1. */
+export function exitWith (problems: ConfigProblem[]): never {
   for (const problem of problems) console.error(formatProblem(problem))
   process.exit(1)
 }

@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { loadConfigOrExit } from '../config/startup.ts'
+import { exitOnConfigError, loadConfigOrExit } from '../config/startup.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { runMigrations } from './migrate.ts'
 import { resolveDatabase } from './resolve.ts'
@@ -13,7 +13,7 @@ import { resolveDatabase } from './resolve.ts'
  */
 const command = process.argv[2]
 const config = loadConfigOrExit()
-const database = await resolveDatabase(config)
+const database = await exitOnConfigError(resolveDatabase(config))
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url }))
 try {
   if (command === 'migrate') {

@@ -7,6 +7,11 @@ const SCRIPT = fileURLToPath(new URL(`../auth-server/server.${import.meta.url.en
 export interface AuthServerProcess {
   /** Resolves with the auth server's URL once it listens (rejects if its first start fails). */
   listening: Promise<string>
+  /**
+   * The URL the running child reported it listens on (its own word, over IPC);
+   * undefined while it starts, after it died, and until a restarted one reports.
+   */
+  url: () => string | undefined
   stop: () => Promise<void>
 }
 
@@ -21,6 +26,7 @@ export function startAuthServerProcess ({ env, log }: {
   log: (message: string) => void
 }): AuthServerProcess {
   let child: ChildProcess | undefined
+  let url: string | undefined
   let stopping = false
   let restarts = 0
   let settle: { resolve: (url: string) => void, reject: (error: Error) => void } | undefined
@@ -32,12 +38,14 @@ export function startAuthServerProcess ({ env, log }: {
     child = fork(SCRIPT, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     child.on('message', (message: { listening?: string }) => {
       if (typeof message?.listening !== 'string') return
+      url = message.listening
       restarts = 0
       settle?.resolve(message.listening)
       settle = undefined
     })
     child.on('exit', (code, signal) => {
       child = undefined
+      url = undefined
       if (stopping) return
       if (settle !== undefined && Date.now() - started < 5000 && restarts >= 3) {
         settle.reject(new Error(`the auth server exited during start-up (${signal ?? code})`))
@@ -52,6 +60,7 @@ export function startAuthServerProcess ({ env, log }: {
 
   return {
     listening,
+    url: () => url,
     async stop () {
       stopping = true
       const running = child

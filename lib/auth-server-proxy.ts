@@ -1,10 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { defineError } from './errors.ts'
+import { AuthServerUnavailable } from './auth-server-upstream.ts'
 import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
 import { forward, responseHeaders, UpstreamUnavailableError } from './proxy.ts'
 import { OAuthDocument, OAuthError, Redirect } from '../schemas/authorization-server.ts'
-
-const AuthServerUnavailable = defineError('AUTH_SERVER_UNAVAILABLE', 'The authorization server does not answer', 502)
 
 export interface ProxiedRoute {
   /** Relative to the route file's folder, like any route. */
@@ -20,8 +18,9 @@ export interface ProxiedRoute {
 
 /**
  * Declares authorization server endpoints under the portal's one public
- * origin, forwarded as they are to the auth-server process (AUTH_PORT,
- * loopback), which builds its URLs from X-Forwarded-Host/-Proto. Called by the
+ * origin, forwarded as they are to this deployment's auth server
+ * (fastify.authServer: loopback, verified to be ours), which builds its URLs
+ * from X-Forwarded-Host/-Proto. Called by the
  * route file of each folder that holds such endpoints (routes/oauth,
  * routes/.well-known, routes/api/oauth), inside its own encapsulated context:
  * bodies go upstream byte for byte, so that context parses none.
@@ -42,13 +41,11 @@ export function proxyToAuthServer (fastify: FastifyInstance, routes: ProxiedRout
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => { done(null, body) })
 
-  const upstream = {
-    origin: `http://127.0.0.1:${fastify.config.AUTH_PORT}`,
-    publicOrigin: fastify.config.BASE_URL,
-    timeoutMs: 10_000
-  }
+  const { authServer } = fastify
+  const publicOrigin = fastify.config.BASE_URL
 
   async function proxy (request: FastifyRequest, reply: FastifyReply) {
+    const upstream = { origin: await authServer.origin(), publicOrigin, timeoutMs: 10_000 }
     let response
     try {
       response = await forward(upstream, {

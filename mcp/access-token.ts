@@ -21,8 +21,11 @@ export interface AccessTokenVerifierOptions {
   issuer: string
   /** BASE_URL/api/mcp. */
   audience: string
-  /** The authorization server's published keys (its JWKS URL), or a key resolver in tests. */
-  keys: URL | JWTVerifyGetKey
+  /**
+   * The authorization server's published keys: its JWKS URL, or where that URL
+   * is now (the auth server's port can change as it restarts), or a key resolver in tests.
+   */
+  keys: URL | { locate: () => Promise<URL> } | JWTVerifyGetKey
   /** Least time between two JWKS fetches caused by unknown `kid`s (default 30 s). */
   jwksCooldownMs?: number
 }
@@ -42,9 +45,10 @@ const VERIFIED_CACHE_SIZE = 10_000
  * cooldown against floods of made-up `kid`s).
  */
 export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) {
+  const remote = (url: URL) => createRemoteJWKSet(url, { cacheMaxAge: 10 * 60_000, cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5000 })
   const keys = options.keys instanceof URL
-    ? createRemoteJWKSet(options.keys, { cacheMaxAge: 10 * 60_000, cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5000 })
-    : options.keys
+    ? remote(options.keys)
+    : typeof options.keys === 'function' ? options.keys : locatedKeys(options.keys.locate, remote)
 
   // Agents send the same token on every call for its whole life: its signature is checked once and the
   // result kept until it expires. (The grant, person and denylist are still checked on every request.)
@@ -82,7 +86,7 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
         requiredClaims: ['exp', 'iat', 'jti', 'sub', 'client_id', 'scope']
       }))
     } catch (error) {
-      if (isKeySetFailure(error)) throw SigningKeysUnavailable()
+      if (isKeySetFailure(error) || (error as { code?: unknown }).code === SigningKeysUnavailable.code) throw SigningKeysUnavailable()
       throw new AccessTokenRejected(error instanceof Error ? error.message : String(error))
     }
     const { jti, sub, exp, client_id: clientId, scope, grant_id: grantId, aud } = payload as Record<string, unknown>
@@ -94,6 +98,21 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
       throw new AccessTokenRejected('jti, client_id, grant_id and exp are required')
     }
     return { jti, sub, clientId, grantId, exp }
+  }
+}
+
+/** A remote key set at a URL found per call: a new set (and cache) whenever the URL changes. */
+function locatedKeys (locate: () => Promise<URL>, remote: (url: URL) => JWTVerifyGetKey): JWTVerifyGetKey {
+  let current: { href: string, keys: JWTVerifyGetKey } | undefined
+  return async (header, token) => {
+    let url: URL
+    try {
+      url = await locate()
+    } catch {
+      throw SigningKeysUnavailable()
+    }
+    if (current?.href !== url.href) current = { href: url.href, keys: remote(url) }
+    return current.keys(header, token)
   }
 }
 

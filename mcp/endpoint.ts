@@ -51,7 +51,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     issuer: config.BASE_URL,
     audience: resource,
     // The auth server's own address (as the portal's proxy uses), not BASE_URL: no round trip through the ingress.
-    keys: new URL(`http://127.0.0.1:${config.AUTH_PORT}/.well-known/jwks.json`)
+    keys: { locate: async () => new URL('/.well-known/jwks.json', await fastify.authServer.origin()) }
   })
   const authenticate = createMcpAuthentication({
     baseUrl: config.BASE_URL,

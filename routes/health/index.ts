@@ -5,7 +5,10 @@ import { sendError } from '../../plugins/app/http/envelope.ts'
 
 const HealthResponse = Success({ status: Type.String() })
 
-/** Liveness (the process answers) and readiness (it can reach PostgreSQL and is not shutting down). */
+/**
+ * Liveness (the process answers) and readiness (it can reach PostgreSQL, its own
+ * auth server child answers as this deployment's, and it is not shutting down).
+ */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   let closing = false
   // A real round trip: MikroORM connects lazily, so isConnected() says little before the first query.
@@ -24,11 +27,15 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async () => ({ success: true as const, status: 'live' }))
 
   fastify.get('/ready', {
-    schema: { tags: ['health'], operationId: 'getReadiness', summary: 'Readiness probe: checks the database', response: responses({ 200: HealthResponse }, [503]) }
+    schema: { tags: ['health'], operationId: 'getReadiness', summary: 'Readiness probe: checks the database and the auth server child', response: responses({ 200: HealthResponse }, [503]) }
   }, async (_request, reply) => {
-    const database = closing ? false : await databaseAnswers()
-    if (!database) {
-      return sendError(reply, 503, { code: 'NOT_READY', message: closing ? 'Shutting down' : 'Database is not reachable' })
+    if (closing) return sendError(reply, 503, { code: 'NOT_READY', message: 'Shutting down' })
+    const [database, authServer] = await Promise.all([databaseAnswers(), fastify.authServer.readinessProblem()])
+    if (!database) return sendError(reply, 503, { code: 'NOT_READY', message: 'Database is not reachable' })
+    if (authServer !== undefined) {
+      // The details (loopback addresses) go to the log, not to whoever probes.
+      fastify.log.warn({ authServer }, 'not ready: auth server')
+      return sendError(reply, 503, { code: 'NOT_READY', message: 'The auth server is not running, or is not this deployment\'s' })
     }
     return { success: true as const, status: 'ready' }
   })
