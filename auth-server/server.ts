@@ -1,6 +1,6 @@
 /**
  * The standalone auth server: `node auth-server/server.ts`. Listens on
- * 127.0.0.1:AUTH_PORT (the portal's public origin proxies /oauth/**, the
+ * AUTH_HOST (default 127.0.0.1):AUTH_PORT (the portal's public origin proxies /oauth/**, the
  * metadata and the registration route to it, with X-Forwarded-Host/-Proto).
  * Requires DATABASE_URL: it shares the portal's PostgreSQL, never an embedded one.
  */
@@ -15,6 +15,7 @@ import { createFindAccount } from './account.ts'
 import { cleanupExpired } from './adapter.ts'
 import { takenPortProblem } from '../lib/ports.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
+import { withHealthRoutes } from './health.ts'
 import { createSigningKeyStore } from './keys.ts'
 import { createProvider } from './provider.ts'
 
@@ -49,15 +50,17 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   }, options.cleanupIntervalMs ?? 10 * 60 * 1000)
   cleanup.unref()
 
-  const server = createServer(provider.callback())
+  let closing = false
+  const server = createServer(withHealthRoutes(pool, provider.callback(), () => closing))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? config.AUTH_PORT ?? STANDALONE_AUTH_PORT, options.host ?? '127.0.0.1', resolve)
+    server.listen(options.port ?? config.AUTH_PORT ?? STANDALONE_AUTH_PORT, options.host ?? config.AUTH_HOST, resolve)
   })
   const { address, port } = server.address() as AddressInfo
   return {
     url: `http://${address}:${port}`,
     async close () {
+      closing = true
       clearInterval(cleanup)
       await closeServer(server)
       await pool.end()

@@ -28,7 +28,7 @@ const rules: Rule[] = [
     return [{ variable, value, reason: 'not a URL' }]
   }),
 
-  (config) => (['BASE_URL', 'PORTAL_API_URL'] as const).flatMap((variable) => {
+  (config) => (['BASE_URL', 'PORTAL_API_URL', 'AUTH_SERVER_URL'] as const).flatMap((variable) => {
     const value = config[variable]
     if (value === undefined || !URL.canParse(value)) return []
     const url = new URL(value)

@@ -62,6 +62,8 @@ export function loadConfig (source?: Record<string, unknown>): AppConfig {
     corsOrigins,
     PAYMENT_PROVIDERS: paymentProviders,
     ADDONS_ROOT: resolve(raw.ADDONS_ROOT ?? join(raw.DATA_DIR, 'addons')),
+    // An auth server elsewhere (AUTH_SERVER_URL) means none of our own as a child.
+    AUTH_SERVER_PROCESS: raw.AUTH_SERVER_URL === undefined && raw.AUTH_SERVER_PROCESS,
     erpVersions: list(raw.ERP_VERSIONS),
     instanceBackends: list(raw.INSTANCE_BACKENDS) as Array<'docker' | 'kubernetes'>
   }

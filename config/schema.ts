@@ -215,6 +215,13 @@ export const ENV_SECTIONS = {
     AUTH_PORT: optionalPort(STANDALONE_AUTH_PORT, 'Port of the auth server, on 127.0.0.1. Unset: the auth server started by the portal takes any free port ' +
       '(so two deployments can run on one machine); `npm run auth`, and a portal with AUTH_SERVER_PROCESS=false, use 3001. A port given here that is taken stops the start.'),
     AUTH_SERVER_PROCESS: Type.Boolean({ default: true, description: '`npm start` runs the auth server as a child process; false when it is deployed on its own (`npm run auth`).' }),
+    AUTH_SERVER_URL: httpUrl('Where the portal reaches an auth server deployed on its own, on another host; when set, the portal starts no auth server child. ' +
+      'Default http://127.0.0.1:AUTH_PORT. Whatever the address, the portal forwards nothing until the server there names BASE_URL as its issuer.', 'http://erp-auth-server:3001'),
+    AUTH_HOST: Type.String({
+      minLength: 1, default: '127.0.0.1',
+      description: 'Interface the auth server listens on: loopback when the portal on the same machine forwards to it; 0.0.0.0 in a container that another host reaches (AUTH_SERVER_URL).',
+      examples: ['0.0.0.0']
+    }),
     PORTAL_LOGIN_URL: httpUrl('Login page the auth server sends people to. Default: the built-in one under BASE_URL.', 'https://portal.example.com/login'),
     PORTAL_API_URL: httpUrl('The portal API as the auth server reaches it. Default BASE_URL.', 'http://portal.internal:3000'),
     HANDOFF_SECRET: secret('Shared by the portal and the auth server for the login handoff. Default: a key derived from JWT_SECRET.'),

@@ -13,7 +13,8 @@ const CHECK_TIMEOUT_MS = 2000
  * Where this deployment's authorization server is, for the OAuth proxy, the
  * MCP endpoint's JWKS and readiness. With the portal's own child process
  * (`npm start`) that is the address the child reported over IPC; otherwise
- * 127.0.0.1:AUTH_PORT (default 3001). Either way nothing is sent to it until it
+ * AUTH_SERVER_URL (an auth server deployed on its own), else 127.0.0.1:AUTH_PORT
+ * (default 3001). Either way nothing is sent to it until it
  * has shown it is ours: its discovery document names BASE_URL as the issuer.
  * On one machine with two deployments, a server on a port we expected can be
  * the other one's, whose tokens this deployment must refuse.
@@ -30,11 +31,11 @@ export interface AuthServerUpstream {
 }
 
 export function createAuthServerUpstream ({ config, child, verifiedForMs = VERIFIED_FOR_MS }: {
-  config: Pick<AppConfig, 'BASE_URL' | 'AUTH_PORT'>
+  config: Pick<AppConfig, 'BASE_URL' | 'AUTH_PORT' | 'AUTH_SERVER_URL'>
   child?: Pick<AuthServerProcess, 'url'> | undefined
   verifiedForMs?: number
 }): AuthServerUpstream {
-  const fixed = `http://127.0.0.1:${config.AUTH_PORT ?? STANDALONE_AUTH_PORT}`
+  const fixed = config.AUTH_SERVER_URL?.replace(/\/+$/, '') ?? `http://127.0.0.1:${config.AUTH_PORT ?? STANDALONE_AUTH_PORT}`
   const locate = (): string | undefined => child === undefined ? fixed : child.url()
   let verified: { origin: string, at: number } | undefined
   let pending: { origin: string, problem: Promise<string | undefined> } | undefined

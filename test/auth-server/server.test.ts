@@ -1,7 +1,8 @@
 import t from 'tap'
 import { loadConfig } from '../../config/env.ts'
 import { startAuthServer } from '../../auth-server/server.ts'
-import { createTestDatabase } from '../support/database.ts'
+import pg from 'pg'
+import { adminQuery, createTestDatabase } from '../support/database.ts'
 import { runCli } from '../support/process.ts'
 import { tempDir } from './helpers.ts'
 
@@ -39,4 +40,24 @@ t.test('the standalone server listens on 127.0.0.1, keeps its key across restart
     await t.rejects(fetch(`${server.url}/.well-known/jwks.json`), 'closed')
   }
   t.equal(kids[0], kids[1], 'same signing key after a restart')
+})
+
+t.test('health: live while the process runs, ready while PostgreSQL answers; AUTH_HOST sets the interface', async (t) => {
+  const databaseUrl = await createTestDatabase(t)
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: await tempDir(t), JWT_SECRET: 'x'.repeat(40), BASE_URL: 'https://portal.example.test', AUTH_HOST: '0.0.0.0' })
+  const server = await startAuthServer({ config, port: 0, log: () => {} })
+  t.teardown(() => server.close())
+  t.match(server.url, /^http:\/\/0\.0\.0\.0:\d+$/, 'listening on every interface')
+  const port = new URL(server.url).port
+  const get = async (path: string) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`)
+    return { status: response.status, body: await response.json() as Record<string, unknown> }
+  }
+  t.same(await get('/health/live'), { status: 200, body: { success: true, status: 'live' } })
+  t.same(await get('/health/ready'), { status: 200, body: { success: true, status: 'ready' } })
+  t.equal((await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`)).status, 200, 'the other paths still reach the provider')
+
+  await adminQuery(`DROP DATABASE ${pg.escapeIdentifier(new URL(databaseUrl).pathname.slice(1))} WITH (FORCE)`)
+  t.same(await get('/health/ready'), { status: 503, body: { success: false, error: { code: 'NOT_READY', message: 'Database is not reachable' } } }, 'not ready without its database')
+  t.equal((await get('/health/live')).status, 200, 'but alive')
 })

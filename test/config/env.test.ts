@@ -158,3 +158,11 @@ t.test('every variable is documented: a description, what is allowed, and an exa
     t.same(problemsOf({ [name]: info.example }), [], `${name}=${info.example} is valid on its own`)
   }
 })
+
+t.test('AUTH_SERVER_URL: the portal forwards to an auth server elsewhere and starts none of its own', async (t) => {
+  t.equal(loadConfig({}).AUTH_SERVER_PROCESS, true, 'by default the portal runs its auth server as a child')
+  const remote = loadConfig({ AUTH_SERVER_URL: 'http://erp-auth-server:3001' })
+  t.equal(remote.AUTH_SERVER_PROCESS, false)
+  t.equal(remote.AUTH_SERVER_URL, 'http://erp-auth-server:3001')
+  t.throws(() => loadConfig({ AUTH_SERVER_URL: 'http://erp-auth-server:3001/?x=1' }), /AUTH_SERVER_URL/, 'an origin, no query')
+})

@@ -68,3 +68,12 @@ t.test('the portal\'s child: its reported address, and readiness follows it', as
   reported = 'http://127.0.0.1:1' // nothing listens there
   t.match(await upstream.readinessProblem(), 'does not answer')
 })
+
+t.test('AUTH_SERVER_URL: an auth server on another host is used as given (a trailing slash dropped), under the same issuer check', async (t) => {
+  let issuer = BASE_URL
+  const { origin } = await discovery(t, () => issuer)
+  const upstream = createAuthServerUpstream({ config: { BASE_URL, AUTH_PORT: 1, AUTH_SERVER_URL: `${origin}/` }, verifiedForMs: 0 })
+  t.equal(await upstream.origin(), origin, 'AUTH_SERVER_URL wins over AUTH_PORT')
+  issuer = 'https://someone-else.example'
+  t.equal((await refusal(upstream.origin()))?.code, 'AUTH_SERVER_UNAVAILABLE', 'a server there that is not ours gets nothing')
+})
