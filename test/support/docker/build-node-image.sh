@@ -16,14 +16,16 @@ node_version="$("$node_bin" --version)"
 busybox="${BUSYBOX:-/bin/busybox}"
 npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 log() { echo "build-node-image: $*" >&2; }
+case "$node_version" in v24.*) ;; *) log "node on PATH is $node_version: put Node 24 first on PATH (the image is named for it)"; exit 1 ;; esac
 
-if [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "node-image $node_version" ]; then
+if [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "node-image 2 $node_version" ]; then
   log "$tag is up to date (node $node_version)"; echo "$tag"; exit 0
 fi
 [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 || { log "need a static busybox at $busybox (Debian: busybox-static)"; exit 1; }
 
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root" # mktemp makes it 0700: the image's / would shut out every user but root
 mkdir -p "$root"/{bin,usr/bin,usr/local/bin,usr/local/lib/node_modules,etc/ssl/certs,tmp,root,home/node}
 chmod 1777 "$root/tmp"
 cp "$(readlink -f "$node_bin")" "$root/usr/local/bin/node"
@@ -46,5 +48,5 @@ tar -C "$root" -c . | docker import \
   -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
   -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
   -c 'CMD ["node"]' \
-  -m "node-image $node_version" - "$tag" >/dev/null
+  -m "node-image 2 $node_version" - "$tag" >/dev/null
 echo "$tag"
