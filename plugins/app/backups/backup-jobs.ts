@@ -21,7 +21,7 @@ import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
-import { instanceSpec } from './instance-spec.ts'
+import { instanceSpec } from '../instances/instance-spec.ts'
 
 export interface BackupJobDeps {
   em: EntityManager

@@ -23,7 +23,7 @@ import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
-import { instanceSpec } from './instance-spec.ts'
+import { instanceSpec } from '../instances/instance-spec.ts'
 
 export interface RestoreJobDeps {
   em: EntityManager

@@ -11,6 +11,7 @@ import { subscriptionSize, tenantQuota } from './instance-resources.ts'
 import { ACTIONS, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import type { InstanceJobData } from './instances.service.ts'
+import { instanceSpec } from './instance-spec.ts'
 
 export interface InstanceJobDeps {
   /** The root EntityManager; each job forks a tenant-scoped one. */
@@ -63,23 +64,6 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
   const pollMs = deps.pollMs ?? 250
   const errorGraceMs = deps.errorGraceMs ?? 15_000
 
-  async function specOf (em: EntityManager, instance: Instance, withDatabase: boolean): Promise<InstanceSpec> {
-    const tenant = instance.tenant
-    const names = databases.namesFor(instance.uid)
-    return {
-      instanceId: instance.uid,
-      tenantId: tenant.id,
-      tenantSubdomain: tenant.subdomain,
-      subdomain: instance.subdomain,
-      erpVersion: instance.erpVersion,
-      host: `${instance.subdomain}.${deps.instancesDomain}`,
-      resources: { memoryMb: instance.memoryMb, cpuMillicores: instance.cpuMillicores, storageGb: instance.storageGb, workers: instance.workers },
-      database: withDatabase
-        ? await databases.ensure(instance.uid)
-        : { host: databases.host, port: databases.port, name: names.database, user: names.role, password: '' }
-    }
-  }
-
   /** Whether the instance is still in `during`: a delete may have overtaken the job. */
   async function stillIn (tenantId: string, uid: string, during: InstanceState): Promise<boolean> {
     const current = await scopedEntityManager(deps.em, tenantId).findOne(Instance, { uid }, { fields: ['state'] })
@@ -112,7 +96,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
 
   async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Done> {
     const backend = backends.get(instance.backend)
-    const spec = await specOf(em, instance, action === 'provision' || action === 'start' || action === 'restart')
+    const spec = await instanceSpec(instance, databases, deps.instancesDomain, { credentials: action === 'provision' || action === 'start' || action === 'restart' })
     switch (action) {
       case 'provision':
         if (backend.ensureTenant !== undefined) {
@@ -166,7 +150,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     const em = scopedEntityManager(deps.em, tenantId)
     const instance = await em.findOne(Instance, instanceId, { populate: ['tenant'] })
     if (instance === null || (instance.state !== 'deleting' && instance.state !== 'deleted')) return false
-    const spec = await specOf(em, instance, false)
+    const spec = await instanceSpec(instance, databases, deps.instancesDomain, { credentials: false })
     await backends.get(instance.backend).remove(spec)
     await databases.drop(instance.uid)
     log.info({ instanceId, action }, 'A delete overtook the instance job; removed what it left')
