@@ -13,9 +13,10 @@ const registered = (app: FastifyInstance) => app.routeTable
 const request = (key: string, id?: string) => {
   const [method, url] = key.split(' ') as [string, string]
   const spec = ROUTES[key]!
+  const path = Object.entries(spec.params ?? {}).reduce((path, [name, value]) => path.replace(`:${name}`, value), url)
   return {
     method: method as 'GET',
-    url: id === undefined ? url : url.replace(':id', id),
+    url: id === undefined ? path : path.replace(':id', id),
     ...(spec.body === undefined ? {} : { payload: spec.body })
   }
 }

@@ -13,6 +13,8 @@ export interface RouteSpec {
   resource?: Resource
   /** A body that passes validation, so the check under test is the one that answers. */
   body?: Record<string, unknown>
+  /** Values for the path's other parameters (`:backup_id`): well-formed, so the id under test decides. */
+  params?: Record<string, string>
 }
 
 const inviteBody = { email: 'matrix-invitee@example.com', name: 'Matrix Invitee', role: 'user' }
@@ -81,6 +83,12 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/:id/stop': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/restart': { access: 'member', resource: 'instance' },
   'GET /api/instances/:id/logs': { access: 'member', resource: 'instance' },
+  'POST /api/instances/:id/backup': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/backups': { access: 'member', resource: 'instance' },
+  'GET /api/instances/:id/backups/:backup_id': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
+  'GET /api/instances/:id/backups/:backup_id/download': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
+  'POST /api/instances/:id/backups/:backup_id/restore': { access: 'admin', resource: 'instance', params: { backup_id: '1' }, body: { mode: 'replace', confirm: 'owned' } },
+  'DELETE /api/instances/:id/backups/:backup_id': { access: 'admin', resource: 'instance', params: { backup_id: '1' } },
   'GET /api/instances/:id/logs/stream-token': { access: 'member', resource: 'instance' },
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },

@@ -20,7 +20,8 @@ const TOOLS = [
   'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'get_instance_metrics',
   'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation',
   'list_tickets', 'get_ticket', 'create_ticket', 'reply_to_ticket',
-  'list_users', 'invite_user'
+  'list_users', 'invite_user',
+  'create_backup', 'list_backups', 'restore_backup'
 ]
 
 const so = await startSingleOrigin(t)
