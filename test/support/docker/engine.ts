@@ -230,6 +230,8 @@ export async function waitForHttp (url: string, timeoutMs: number, intervalMs = 
       if (response.ok) return { status: response.status, body, elapsedMs: Date.now() - started }
       last = `HTTP ${response.status}`
     } catch (error) {
+      // An attempt cut short by the deadline itself says less than the answer before it.
+      if (Date.now() >= deadline && last !== 'no attempt') break
       const err = error as { cause?: { code?: string, message?: string }, message?: string }
       last = err.cause?.code ?? err.cause?.message ?? err.message ?? String(error)
     }
