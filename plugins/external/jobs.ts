@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions } from 'pg-boss'
 import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
+import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
 
 /** Settles the job by returning (its value is the job's output) and asks for a retry by throwing. */
 export type JobHandler<T> = (job: JobWithMetadata<T>) => Promise<unknown>
@@ -113,7 +114,7 @@ export default fp(async (fastify) => {
       db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0])
     }),
     define: async (queue, options, handler) => {
-      definitions.push({ queue, options, handler: handler as JobHandler<never> })
+      definitions.push({ queue, options, handler: timedJob(fastify.serviceMetrics, queue, handler as JobHandler<never>) })
     },
     every: (queue, intervalSeconds, run) => {
       cadenceOf(intervalSeconds) // an invalid interval fails here, not at the first run
@@ -122,7 +123,7 @@ export default fp(async (fastify) => {
         queue,
         // One job active at a time across replicas; a missed run is not retried (the next one comes).
         options: { policy: 'singleton', retryLimit: 0, heartbeatSeconds: fastify.config.JOB_HEARTBEAT_SECONDS, expireInSeconds: 900 },
-        handler: async () => { await paced(queue, intervalSeconds, run) }
+        handler: timedJob(fastify.serviceMetrics, queue, async () => { await paced(queue, intervalSeconds, run) })
       })
       return { runNow: run }
     },
@@ -181,5 +182,6 @@ export default fp(async (fastify) => {
     }
   })
   fastify.decorate('jobs', jobs)
+  addQueueGauges(fastify.serviceMetrics, { pool, queues: () => definitions.map((d) => d.queue), log: fastify.log })
   fastify.addHook('onClose', jobs.stop)
-}, { name: 'jobs', dependencies: ['env', 'orm'] })
+}, { name: 'jobs', dependencies: ['env', 'orm', 'prometheus'] })
