@@ -3,16 +3,13 @@ import { Gauge } from 'prom-client'
 import type pg from 'pg'
 import type { ServiceMetrics } from './service-metrics.ts'
 
-/** A job handler as the worker calls it. */
-type Handler<J> = (job: J) => Promise<unknown>
-
 /** Times every attempt of a queue's jobs and counts it by outcome: a throw is a failed attempt. */
-export function timedJob<J> (metrics: ServiceMetrics, queue: string, handler: Handler<J>): Handler<J> {
-  return async (job) => {
+export function timedJob<A extends unknown[]> (metrics: ServiceMetrics, queue: string, handler: (...args: A) => Promise<unknown>): (...args: A) => Promise<unknown> {
+  return async (...args) => {
     const stop = metrics.jobDuration.startTimer({ queue })
     let outcome = 'failed'
     try {
-      const result = await handler(job)
+      const result = await handler(...args)
       outcome = 'completed'
       return result
     } finally {
