@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { KoaMiddleware } from 'oidc-provider'
 
 /**
@@ -39,5 +40,24 @@ export function registrationCors (registrationPath: string): KoaMiddleware {
       return
     }
     await next()
+  }
+}
+
+/**
+ * Cache headers on the JWKS: fresh for `maxAgeSeconds`, then revalidated with
+ * its ETag (a 304 when the keys are the same). Verifiers (the portal's /api/mcp
+ * on every replica) keep it that long, and fetch it early only when a token
+ * names a key they do not have (a rotation).
+ */
+export function jwksCaching (maxAgeSeconds: number): KoaMiddleware {
+  return async (ctx, next) => {
+    await next()
+    if (ctx.oidc?.route !== 'jwks' || ctx.status !== 200 || typeof ctx.body !== 'object' || ctx.body === null) return
+    ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}, must-revalidate`)
+    ctx.etag = createHash('sha256').update(JSON.stringify(ctx.body)).digest('base64url').slice(0, 32)
+    if (ctx.fresh) {
+      ctx.status = 304
+      ctx.body = null
+    }
   }
 }

@@ -9,7 +9,7 @@ import { builtInGrants, wrapBuiltInGrant } from './built-in-grants.ts'
 import { clientIdMetadataDocuments } from './client-id-metadata.ts'
 import { allowLoopbackOnAnyPort } from './client-policy.ts'
 import { buildConfiguration, routes, type AuthServerConfig } from './configuration.ts'
-import { registrationCors, rewriteMetadata } from './http-policies.ts'
+import { jwksCaching, registrationCors, rewriteMetadata } from './http-policies.ts'
 import { interactionRoutes } from './interactions.ts'
 import type { SigningKeys } from './keys.ts'
 import { createRefreshGrace } from './refresh-grace.ts'
@@ -25,6 +25,9 @@ export interface ProviderDeps {
   /** Test only: a certificate to trust for outbound requests (a local HTTPS server's self-signed one). */
   outboundCa?: string
 }
+
+/** How long verifiers may keep the published keys before revalidating them (a new kid is fetched at once anyway). */
+export const JWKS_MAX_AGE_SECONDS = 300
 
 /** The configured oidc-provider instance (a Koa app: `provider.callback()` serves it). */
 export function createProvider (deps: ProviderDeps): Provider {
@@ -61,6 +64,7 @@ export function createProvider (deps: ProviderDeps): Provider {
   provider.use(registrationCors(routes.registration))
   provider.use(normalizeAuthorizeResource(routes.authorization, mcpResource))
   provider.use(rewriteMetadata())
+  provider.use(jwksCaching(JWKS_MAX_AGE_SECONDS))
   provider.use(revokeJwtAccessTokens({ pool, issuer: config.BASE_URL, keys: keys.jwks.keys }))
   provider.use(interactionRoutes({
     provider,

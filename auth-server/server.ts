@@ -16,6 +16,7 @@ import { cleanupExpired } from './adapter.ts'
 import { takenPortProblem } from '../lib/ports.ts'
 import { resolveJwtSecret } from '../lib/secrets.ts'
 import { withHealthRoutes } from './health.ts'
+import { createAuthMetrics, withMetricsRoute } from './metrics.ts'
 import { createSigningKeyStore } from './keys.ts'
 import { createProvider } from './provider.ts'
 
@@ -51,7 +52,8 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   cleanup.unref()
 
   let closing = false
-  const server = createServer(withHealthRoutes(pool, provider.callback(), () => closing))
+  const metrics = createAuthMetrics(provider)
+  const server = createServer(withMetricsRoute(metrics, config.METRICS_TOKEN, withHealthRoutes(pool, provider.callback(), () => closing)))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? config.AUTH_PORT ?? STANDALONE_AUTH_PORT, options.host ?? config.AUTH_HOST, resolve)

@@ -202,6 +202,11 @@ export const ENV_SECTIONS = {
     METRICS_RAW_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'Days raw samples are kept; older history is served from hourly roll-ups.' }),
     METRICS_HOURLY_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Days hourly roll-ups of the samples are kept.' })
   },
+  'Service metrics (Prometheus)': {
+    METRICS_TOKEN: secret('Bearer token a Prometheus scrape of GET /metrics must present. On the main port, /metrics exists only when this is set (404 otherwise); ' +
+      'on METRICS_PORT it is required when set. The auth server\'s own /metrics takes the same token.'),
+    METRICS_PORT: optionalPort(9464, 'Serve GET /metrics on this port (on HOST) instead of the main port, so the scrape can stay inside the cluster network. Unset: the main port, behind METRICS_TOKEN.')
+  },
   Backups: {
     BACKUP_DIR: Type.Optional(Type.String({ minLength: 1, description: 'Folder of the backup archives, one subfolder per company and instance (`<tenant>/<instance>/`). Default DATA_DIR/backups.', examples: ['/srv/erp/backups'] })),
     BACKUP_IMAGE: Type.String({
@@ -253,6 +258,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS.Kubernetes,
   ...ENV_SECTIONS['Background jobs'],
   ...ENV_SECTIONS['Instance metrics'],
+  ...ENV_SECTIONS['Service metrics (Prometheus)'],
   ...ENV_SECTIONS.Backups,
   ...ENV_SECTIONS['Agent access (OAuth authorization server)']
 }, { additionalProperties: false })

@@ -1,9 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
-import { defineError } from '../lib/errors.ts'
+import { errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
 import { isUuid } from '../lib/uuid.ts'
+import { createHttpCachedJwks, SigningKeysUnavailable } from './jwks-cache.ts'
 
-/** The keys could not be fetched: the token may be fine, so the client is told to retry, not to sign in again. */
-export const SigningKeysUnavailable = defineError('AUTH_KEYS_UNAVAILABLE', 'The authorization server\'s signing keys cannot be fetched right now; try again shortly', 503)
+export { SigningKeysUnavailable }
 
 /** What /api/mcp takes from a verified access token; who the person is comes from the portal's records. */
 export interface AccessTokenClaims {
@@ -28,6 +27,8 @@ export interface AccessTokenVerifierOptions {
   keys: URL | { locate: () => Promise<URL> } | JWTVerifyGetKey
   /** Least time between two JWKS fetches caused by unknown `kid`s (default 30 s). */
   jwksCooldownMs?: number
+  /** The clock of the JWKS cache (tests). */
+  now?: () => number
 }
 
 /** Why a token was refused; logged, never sent (the challenge says only `invalid_token`). */
@@ -40,15 +41,16 @@ const VERIFIED_CACHE_SIZE = 10_000
 /**
  * Verifies access tokens from our authorization server: RS256 only (so `none`
  * and HS256 are refused before any key is looked up), `typ: at+jwt`, issuer,
- * audience, expiry, and `mcp` in `scope`. The JWKS is cached and fetched again
- * when a token names a key it does not know (jose's remote key set, with its
- * cooldown against floods of made-up `kid`s).
+ * audience, expiry, and `mcp` in `scope`. The JWKS is cached as its HTTP cache
+ * headers say and fetched again when a token names a key it does not know
+ * (jwks-cache.ts, with a cooldown against floods of made-up `kid`s).
  */
 export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) {
-  const remote = (url: URL) => createRemoteJWKSet(url, { cacheMaxAge: 10 * 60_000, cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5000 })
-  const keys = options.keys instanceof URL
-    ? remote(options.keys)
-    : typeof options.keys === 'function' ? options.keys : locatedKeys(options.keys.locate, remote)
+  const source = options.keys
+  const jwksOptions = { cooldownMs: options.jwksCooldownMs ?? 30_000, timeoutMs: 5000, ...(options.now === undefined ? {} : { now: options.now }) }
+  const keys = typeof source === 'function'
+    ? source
+    : createHttpCachedJwks(source instanceof URL ? async () => source : source.locate, jwksOptions)
 
   // Agents send the same token on every call for its whole life: its signature is checked once and the
   // result kept until it expires. (The grant, person and denylist are still checked on every request.)
@@ -98,21 +100,6 @@ export function createAccessTokenVerifier (options: AccessTokenVerifierOptions) 
       throw new AccessTokenRejected('jti, client_id, grant_id and exp are required')
     }
     return { jti, sub, clientId, grantId, exp }
-  }
-}
-
-/** A remote key set at a URL found per call: a new set (and cache) whenever the URL changes. */
-function locatedKeys (locate: () => Promise<URL>, remote: (url: URL) => JWTVerifyGetKey): JWTVerifyGetKey {
-  let current: { href: string, keys: JWTVerifyGetKey } | undefined
-  return async (header, token) => {
-    let url: URL
-    try {
-      url = await locate()
-    } catch {
-      throw SigningKeysUnavailable()
-    }
-    if (current?.href !== url.href) current = { href: url.href, keys: remote(url) }
-    return current.keys(header, token)
   }
 }
 

@@ -1,12 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
+import type { FastifyBaseLogger } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions } from 'pg-boss'
 import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
+import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
+import { jobLogBindings } from '../../lib/job-log.ts'
 
-/** Settles the job by returning (its value is the job's output) and asks for a retry by throwing. */
-export type JobHandler<T> = (job: JobWithMetadata<T>) => Promise<unknown>
+/**
+ * Settles the job by returning (its value is the job's output) and asks for a retry by throwing.
+ * `log` is the job's own logger: its lines carry `job_id` and `queue`, and `instance_id` and
+ * `tenant_id` when the job's data names them (`instanceId`, `tenantId`); a handler that learns its
+ * instance later (a backup job) adds it with `log.child({ instance_id })`.
+ */
+export type JobHandler<T> = (job: JobWithMetadata<T>, log: FastifyBaseLogger) => Promise<unknown>
 
 /** What `drain` did with one job. */
 export type DrainedJob = { id: string, result: unknown } | { id: string, error: unknown }
@@ -90,7 +98,7 @@ export default fp(async (fastify) => {
   let stopping: Promise<void> | undefined
 
   /** The passes of one periodic job, `intervalSeconds` apart, until done or closing. */
-  async function paced (queue: string, intervalSeconds: number, run: () => Promise<unknown>): Promise<void> {
+  async function paced (intervalSeconds: number, run: () => Promise<unknown>, log: FastifyBaseLogger): Promise<void> {
     const { passes } = cadenceOf(intervalSeconds)
     const start = Date.now()
     for (let pass = 0; pass < passes && !closing.signal.aborted; pass++) {
@@ -100,7 +108,7 @@ export default fp(async (fastify) => {
       try {
         await run()
       } catch (error) {
-        if (!closing.signal.aborted) fastify.log.warn({ err: error, queue }, 'Periodic job pass failed; the next one runs as usual')
+        if (!closing.signal.aborted) log.warn({ err: error }, 'Periodic job pass failed; the next one runs as usual')
       }
     }
   }
@@ -113,7 +121,7 @@ export default fp(async (fastify) => {
       db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0])
     }),
     define: async (queue, options, handler) => {
-      definitions.push({ queue, options, handler: handler as JobHandler<never> })
+      definitions.push({ queue, options, handler: timedJob(fastify.serviceMetrics, queue, handler as JobHandler<never>) })
     },
     every: (queue, intervalSeconds, run) => {
       cadenceOf(intervalSeconds) // an invalid interval fails here, not at the first run
@@ -122,7 +130,7 @@ export default fp(async (fastify) => {
         queue,
         // One job active at a time across replicas; a missed run is not retried (the next one comes).
         options: { policy: 'singleton', retryLimit: 0, heartbeatSeconds: fastify.config.JOB_HEARTBEAT_SECONDS, expireInSeconds: 900 },
-        handler: async () => { await paced(queue, intervalSeconds, run) }
+        handler: timedJob(fastify.serviceMetrics, queue, async (_job: JobWithMetadata<never>, log: FastifyBaseLogger) => { await paced(intervalSeconds, run, log) })
       })
       return { runNow: run }
     },
@@ -136,7 +144,7 @@ export default fp(async (fastify) => {
         for (const job of batch) {
           const attempt = { id: job.id, retryCount: job.retryCount }
           try {
-            const result = await handler(job)
+            const result = await handler(job, fastify.log.child(jobLogBindings(job)))
             await boss.complete(queue, attempt, result === undefined ? null : { result })
             done.push({ id: job.id, result })
           } catch (error) {
@@ -173,7 +181,10 @@ export default fp(async (fastify) => {
         includeMetadata: true,
         localConcurrency: fastify.config.JOB_CONCURRENCY,
         pollingIntervalSeconds: 1
-      }, async ([job]) => { await handler(job as JobWithMetadata<never>) })
+      }, async ([job]) => {
+        const run = job as JobWithMetadata<never>
+        await handler(run, fastify.log.child(jobLogBindings(run)))
+      })
       workerIds.set(queue, id)
     }
     if (JOB_WORKERS) {
@@ -181,5 +192,6 @@ export default fp(async (fastify) => {
     }
   })
   fastify.decorate('jobs', jobs)
+  addQueueGauges(fastify.serviceMetrics, { pool, queues: () => definitions.map((d) => d.queue), log: fastify.log })
   fastify.addHook('onClose', jobs.stop)
-}, { name: 'jobs', dependencies: ['env', 'orm'] })
+}, { name: 'jobs', dependencies: ['env', 'orm', 'prometheus'] })

@@ -36,11 +36,14 @@ const tooMany = (ttlMs: number) =>
  */
 export default fp(async (fastify) => {
   const counters = createPgCounters(fastify.sql)
+  const { rateLimitRefusals } = fastify.serviceMetrics
   await fastify.register(rateLimit, {
     global: false,
     store: pgStoreFor(counters),
     addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
-    errorResponseBuilder: (_request, context) => tooMany(context.ttl)
+    errorResponseBuilder: (_request, context) => tooMany(context.ttl),
+    // Keys are `<limit name>:ip:<address>`: only the name becomes a label.
+    onExceeded: (_request, key) => { rateLimitRefusals.inc({ limit: key.split(':ip:', 1)[0] }) }
   })
 
   fastify.decorate('limitPerIp', (name: string, limit: { max: number, timeWindow: number }) =>
@@ -49,8 +52,9 @@ export default fp(async (fastify) => {
   fastify.decorate('limitBy', (limit: KeyedLimit): preValidationAsyncHookHandler => async (request, reply) => {
     const hit = await counters.hit(`${limit.name}:${limit.key(request)}`, limit.timeWindowMs)
     if (hit.current > limit.max) {
+      rateLimitRefusals.inc({ limit: limit.name })
       reply.header('retry-after', seconds(hit.ttl))
       throw tooMany(hit.ttl)
     }
   })
-}, { name: 'rate-limit', dependencies: ['orm'] })
+}, { name: 'rate-limit', dependencies: ['orm', 'prometheus'] })

@@ -24,6 +24,7 @@ export default fp(async (fastify) => {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /api/login or /api/signup' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'For GET /metrics: the METRICS_TOKEN setting' },
           mcpOAuth: {
             type: 'oauth2',
             description: 'For /api/mcp: an access token from this service\'s OAuth 2.1 authorization server (public clients, PKCE S256)',

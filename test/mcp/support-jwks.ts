@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose'
@@ -37,20 +37,37 @@ export interface JwksServer {
   publish: (key: SigningKey) => void
   /** While set, every request answers 503. */
   failing: boolean
+  /** Sent as Cache-Control when set. */
+  cacheControl: string | undefined
+  /** Whether answers carry an ETag (and If-None-Match gets a 304). */
+  etag: boolean
+  /** Requests that carried If-None-Match, and how many of them got a 304. */
+  readonly conditional: number
+  readonly notModified: number
 }
 
 /** A tiny real HTTP server publishing a JWKS, counting its fetches. */
 export async function startJwksServer (t: Teardown): Promise<JwksServer> {
   const keys: JWK[] = []
   let fetches = 0
-  const state = { failing: false }
+  const state = { failing: false, cacheControl: undefined as string | undefined, etag: false, conditional: 0, notModified: 0 }
   const server = createServer((request, response) => {
     fetches++
     if (state.failing) {
       response.writeHead(503).end()
       return
     }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }))
+    const body = JSON.stringify({ keys })
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (state.cacheControl !== undefined) headers['cache-control'] = state.cacheControl
+    if (state.etag) headers.etag = `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`
+    if (request.headers['if-none-match'] !== undefined) state.conditional++
+    if (state.etag && request.headers['if-none-match'] === headers.etag) {
+      state.notModified++
+      response.writeHead(304, headers).end()
+      return
+    }
+    response.writeHead(200, headers).end(body)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(async () => {
@@ -63,7 +80,13 @@ export async function startJwksServer (t: Teardown): Promise<JwksServer> {
     get fetches () { return fetches },
     publish: (key) => { keys.push(key.publicJwk) },
     get failing () { return state.failing },
-    set failing (value) { state.failing = value }
+    set failing (value) { state.failing = value },
+    get cacheControl () { return state.cacheControl },
+    set cacheControl (value) { state.cacheControl = value },
+    get etag () { return state.etag },
+    set etag (value) { state.etag = value },
+    get conditional () { return state.conditional },
+    get notModified () { return state.notModified }
   }
 }
 

@@ -22,6 +22,7 @@ import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
+import { jobLogBindings } from '../../../lib/job-log.ts'
 
 export interface BackupJobDeps {
   em: EntityManager
@@ -65,6 +66,7 @@ export function createBackupJob (deps: BackupJobDeps) {
     const { em, backup } = await load(tenantId, backupId)
     if (backup === null || !ACTIVE_BACKUP_STATES.includes(backup.state)) return
     const instance = backup.instance
+    const jobLog = log.child({ ...jobLogBindings(job), instance_id: instance.id })
     try {
       backup.state = 'running'
       backup.startedAt ??= new Date()
@@ -104,7 +106,7 @@ export function createBackupJob (deps: BackupJobDeps) {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const last = job.retryCount >= job.retryLimit
-      log.warn({ err: error, backupId, attempt: job.retryCount + 1, last }, 'Backup attempt failed')
+      jobLog.warn({ err: error, backupId, attempt: job.retryCount + 1, last }, 'Backup attempt failed')
       if (!last) throw error
       await finish(tenantId, backupId, (done) => {
         Object.assign(done, { state: 'failed', error: message.slice(0, 1000), completedAt: new Date() })

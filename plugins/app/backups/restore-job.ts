@@ -24,6 +24,7 @@ import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
+import { jobLogBindings } from '../../../lib/job-log.ts'
 
 export interface RestoreJobDeps {
   em: EntityManager
@@ -60,6 +61,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     const backup = await em.findOne(Backup, backupId, { populate: ['instance', 'instance.tenant'] })
     const instance = backup?.instance
     if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
+    const jobLog = log.child({ ...jobLogBindings(job), instance_id: instance.id })
     const record = (tx: EntityManager, type: string, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
@@ -91,7 +93,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const last = job.retryCount >= job.retryLimit
-      log.warn({ err: error, backupId, instanceId: instance.id, attempt: job.retryCount + 1, last }, 'Restore attempt failed')
+      jobLog.warn({ err: error, backupId, attempt: job.retryCount + 1, last }, 'Restore attempt failed')
       if (!last) throw error
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'error', message: `Restore from backup #${backup.id} failed: ${message}` })

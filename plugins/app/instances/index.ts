@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
+import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
+import { addInstanceGauge } from './instance-metrics.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
@@ -35,9 +37,10 @@ export default fp(async (fastify) => {
   })
   const backends = createBackendRegistry({
     enabled: config.instanceBackends,
-    backends: provisioning.backends,
+    backends: Object.fromEntries(Object.entries(provisioning.backends).map(([name, backend]) => [name, countingBackendErrors(backend, fastify.serviceMetrics)])),
     notConfigured: provisioning.notConfigured
   })
+  addInstanceGauge(fastify.serviceMetrics, { sql: fastify.sql, log: fastify.log })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
   const service = createInstancesService({
     sql: fastify.sql,
@@ -87,4 +90,4 @@ export default fp(async (fastify) => {
     await backends.close()
     await provisioning.close()
   })
-}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits'] })
+}, { name: 'instances', dependencies: ['env', 'orm', 'jobs', 'activity', 'limits', 'prometheus'] })

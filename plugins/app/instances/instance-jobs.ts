@@ -12,6 +12,7 @@ import { ACTIONS, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import type { InstanceJobData } from './instances.service.ts'
 import { instanceSpec } from './instance-spec.ts'
+import { jobLogBindings } from '../../../lib/job-log.ts'
 
 export interface InstanceJobDeps {
   /** The root EntityManager; each job forks a tenant-scoped one. */
@@ -145,7 +146,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
    * A delete overtook this job (it was asked while the job worked): what this
    * job made after the delete's removal (a container, a database) goes too.
    */
-  async function cleanUpIfDeleted (tenantId: string, instanceId: number, action: InstanceAction): Promise<boolean> {
+  async function cleanUpIfDeleted (tenantId: string, instanceId: number, action: InstanceAction, jobLog: FastifyBaseLogger): Promise<boolean> {
     if (action === 'delete') return false
     const em = scopedEntityManager(deps.em, tenantId)
     const instance = await em.findOne(Instance, instanceId, { populate: ['tenant'] })
@@ -153,12 +154,13 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     const spec = await instanceSpec(instance, databases, deps.instancesDomain, { credentials: false })
     await backends.get(instance.backend).remove(spec)
     await databases.drop(instance.uid)
-    log.info({ instanceId, action }, 'A delete overtook the instance job; removed what it left')
+    jobLog.info({ action }, 'A delete overtook the instance job; removed what it left')
     return true
   }
 
   return async function run (job: JobWithMetadata<InstanceJobData>): Promise<void> {
     const { instanceId, tenantId, action } = job.data
+    const jobLog = log.child(jobLogBindings(job)) // every line of this attempt carries job_id and instance_id
     const rule = ACTIONS[action]
     const actor: SystemActor = { kind: 'system', tenantId, job: `instance-${action}` }
     const em = scopedEntityManager(deps.em, tenantId)
@@ -167,12 +169,12 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     try {
       const seen = await perform(em, instance, action, job.signal)
       const moved = await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) }))
-      if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action)
+      if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)
     } catch (error) {
-      if (await cleanUpIfDeleted(tenantId, instanceId, action)) return
+      if (await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)) return
       const message = error instanceof Error ? error.message : String(error)
       const last = job.retryCount >= job.retryLimit
-      log.warn({ err: error, instanceId, action, attempt: job.retryCount + 1, last }, 'Instance job attempt failed')
+      jobLog.warn({ err: error, action, attempt: job.retryCount + 1, last }, 'Instance job attempt failed')
       if (!last) throw error
       await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: 'error', message }))
     }

@@ -56,7 +56,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
 
   async function detail (instance: Instance): Promise<InstanceDetailView> {
     const sizes = await databases.sizes([instance.uid]).catch((error: unknown) => {
-      deps.log.warn({ err: error, instanceId: instance.id }, 'Database size unavailable; database_size answered as null')
+      deps.log.warn({ err: error, instance_id: instance.id }, 'Database size unavailable; database_size answered as null')
       return new Map<string, number>()
     })
     const { database } = databases.namesFor(instance.uid)

@@ -79,7 +79,7 @@ export function createLogsService (deps: LogsServiceDeps) {
       try {
         lines = await logBackend(row).readLogs(refOf(row), { tail: query.tail ?? 200, since: query.since === undefined ? undefined : new Date(query.since), streams: stream })
       } catch (error) {
-        deps.log.warn({ err: error, instanceId }, 'Instance logs unavailable')
+        deps.log.warn({ err: error, instance_id: instanceId }, 'Instance logs unavailable')
         const hint = error instanceof BackendUnavailableError ? `: ${error.hint}` : ''
         throw BackendUnavailable(`The ${row.backend} backend did not give the logs${hint}`, { backend: row.backend })
       }

@@ -100,7 +100,8 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
     return message.replace(/token=[\w-]+/g, 'token=***').slice(0, 1000)
   }
 
-  async function deliver (job: DeliveryJob): Promise<DeliveryOutcome> {
+  /** `jobLog`: the job's own logger (its lines carry job_id), given by the worker. */
+  async function deliver (job: DeliveryJob, jobLog: FastifyBaseLogger = log): Promise<DeliveryOutcome> {
     const { id } = job.data
     const [row] = await sql<ClaimedRow>({ text: CLAIM, values: [id, tuning.leaseMs] })
     if (row === undefined) {
@@ -126,10 +127,10 @@ export function createMailDispatcher ({ sql, transport, sealer, log, secrets = [
       await sql({ text: MARK_FAILED, values: [row.id, row.attempts, reason, delay, last] })
       const context = { mail_id: row.id, attempts: row.attempts, error: reason }
       if (last) {
-        log.error(context, 'E-mail could not be delivered; giving up')
+        jobLog.error(context, 'E-mail could not be delivered; giving up')
         return 'failed'
       }
-      log.warn({ ...context, retry_in_ms: delay }, 'E-mail delivery failed; will retry')
+      jobLog.warn({ ...context, retry_in_ms: delay }, 'E-mail delivery failed; will retry')
       throw new Error(reason)
     }
     await sql({ text: MARK_SENT, values: [row.id] })

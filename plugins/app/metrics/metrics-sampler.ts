@@ -41,7 +41,7 @@ export function createMetricsSampler (deps: {
         result.sampled++
       } catch (error) {
         result.failed++
-        deps.log.warn({ err: error, instanceId: row.id, backend: row.backend }, 'Instance usage not sampled this pass')
+        deps.log.warn({ err: error, instance_id: row.id, backend: row.backend }, 'Instance usage not sampled this pass')
       }
     })))
     return result

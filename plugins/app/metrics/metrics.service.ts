@@ -84,7 +84,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
         if (!running) {
           usage = { cpuCores: 0, memoryMb: 0, volumeMb: null, volumeCapacityMb: null } // nothing runs: only the volume is unknown
         } else {
-          log.warn({ err: error, instanceId: row.id }, 'Instance usage could not be read live')
+          log.warn({ err: error, instance_id: row.id }, 'Instance usage could not be read live')
           if (row.sampled_at !== null) return view(storedUsage(row), row.sampled_at, 'sample', true)
           const reason = error instanceof Error ? error.message : String(error)
           throw MetricsUnavailable(`The instance's usage cannot be read now and no earlier sample is kept: ${reason}`, { backend: row.backend })

@@ -1,0 +1,58 @@
+import { Writable } from 'node:stream'
+import t from 'tap'
+import { build } from '../../support/build.ts'
+import { signup } from '../../support/accounts.ts'
+import { recordInstances } from '../../support/instance-rows.ts'
+import { waitFor } from '../../support/invitations-flow.ts'
+import { INSTANCE_QUEUE } from '../../../plugins/app/instances/instances.service.ts'
+
+// Every log line a job writes carries its job id and, for a job about an instance, the instance id.
+
+type Line = Record<string, unknown>
+
+function capture () {
+  const lines: Line[] = []
+  const stream = new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString().split('\n')) if (text.trim() !== '') lines.push(JSON.parse(text) as Line)
+      done()
+    }
+  })
+  return { lines, logger: { level: 'info', stream } }
+}
+
+t.test('a handler\'s lines carry job_id, queue, instance_id and tenant_id from the job', async (t) => {
+  const { lines, logger } = capture()
+  const { app } = await build(t, {
+    logger,
+    env: { JOB_WORKERS: 'false' },
+    routes: (app) => {
+      void app.jobs.define('log-probe', { retryLimit: 0 }, async (_job, log) => {
+        log.info('probe step one')
+        log.child({ step: 2 }).warn('probe step two')
+      })
+    }
+  })
+  const tenantId = '0b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e'
+  const jobId = await app.jobs.boss.send('log-probe', { instanceId: 42, tenantId })
+  await app.jobs.drain('log-probe')
+  const probe = lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('probe step'))
+  t.equal(probe.length, 2)
+  for (const line of probe) t.match(line, { job_id: jobId, queue: 'log-probe', instance_id: 42, tenant_id: tenantId }, String(line.msg))
+})
+
+t.test('the instance job, run by the worker, logs its failed attempt with the job id and the instance id', async (t) => {
+  const previous = process.env.DOCKER_HOST
+  process.env.DOCKER_HOST = 'unix:///nonexistent/docker.sock' // the backend call fails: the attempt logs why
+  t.teardown(() => { if (previous === undefined) delete process.env.DOCKER_HOST; else process.env.DOCKER_HOST = previous })
+  const { lines, logger } = capture()
+  const { app } = await build(t, { logger, env: { INSTANCE_BACKENDS: 'docker', INSTANCE_JOB_RETRIES: '1' } })
+  const admin = await signup(app)
+  const [instanceId] = await recordInstances(app, admin.user.tenant_id, { states: ['stopping'] })
+  const jobId = await app.jobs.boss.send(INSTANCE_QUEUE, { instanceId, tenantId: admin.user.tenant_id, action: 'stop' }, { retryLimit: 1 })
+  app.jobs.wake(INSTANCE_QUEUE)
+
+  const line = await waitFor(async () => lines.find((l) => l.msg === 'Instance job attempt failed'), 30_000, 'the failed attempt\'s line')
+  t.match(line, { job_id: jobId, instance_id: instanceId, tenant_id: admin.user.tenant_id, queue: INSTANCE_QUEUE, component: 'instance-jobs', action: 'stop', attempt: 1 })
+  t.type((line.err as { message?: unknown } | undefined)?.message, 'string', 'with the error')
+})
