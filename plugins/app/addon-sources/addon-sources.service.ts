@@ -133,9 +133,9 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
     /** Queues a sync (admin), answering at once in `syncing`; asking again while one is under way queues nothing more. */
     async sync (em: EntityManager, actor: Actor, id: number): Promise<AddonSourceView> {
       requireAdmin(actor, 'sync addon sources')
-      if (storage === undefined) throw AddonSyncUnavailable('No backend here keeps addon code (the Docker backend is not enabled)')
       const source = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
+        if (storage === undefined) throw AddonSyncUnavailable('No backend here keeps addon code (the Docker backend is not enabled)')
         if (source.state === 'syncing') return source
         source.state = 'syncing'
         record(tx, actor, source, 'addon_source.sync_requested', `Sync of addon source ${source.name} requested`)
