@@ -34,7 +34,8 @@ export interface GitServer {
   requests: string[]
 }
 
-export async function startGitServer (t: Teardown): Promise<GitServer> {
+/** `listenHost` '::1' serves over IPv6 loopback only. */
+export async function startGitServer (t: Teardown, options: { listenHost?: string } = {}): Promise<GitServer> {
   const root = await tempDir(t)
   const projects = join(root, 'srv')
   await mkdir(projects)
@@ -71,7 +72,7 @@ export async function startGitServer (t: Teardown): Promise<GitServer> {
       }
     }
   }
-  server.https = await startHttpsServer(t, { handler: (req, res) => { void serve(req, res) } })
+  server.https = await startHttpsServer(t, { ...options, handler: (req, res) => { void serve(req, res) } })
   const caFile = join(root, 'ca.pem')
   await writeFile(caFile, server.https.ca)
   const previous = process.env.GIT_SSL_CAINFO

@@ -19,13 +19,18 @@ export interface GitRun {
  */
 export async function runGit ({ args, env, signal, watch }: GitRun): Promise<string> {
   return await new Promise((resolve, reject) => {
-    const child = spawn('git', args, { env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group: a stop kills git's helpers too (git-remote-https, ssh), which hold the pipes open.
+    const child = spawn('git', args, { env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const out: Buffer[] = []
     const err: Buffer[] = []
     let stopped: Error | undefined
     const stop = (reason: Error) => {
       stopped ??= reason
-      child.kill('SIGKILL')
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        child.kill('SIGKILL')
+      }
     }
     const onAbort = () => stop(new GitError('timed out'))
     signal.addEventListener('abort', onAbort, { once: true })
