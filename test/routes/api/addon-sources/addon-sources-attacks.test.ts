@@ -143,3 +143,25 @@ t.test('tenancy and roles: another company\'s source is 404, a member cannot cha
   t.match(await owned('PUT', `/api/addon-sources/${id}`, { name: 'second' }), { status: 409, json: { error: { code: 'ADDON_SOURCE_EXISTS' } } })
   t.match(await owned('PUT', `/api/addon-sources/${id}`, { branch: '--upload-pack=x' }), { status: 400, json: { error: { code: 'ADDON_SOURCE_INVALID' } } })
 })
+
+t.test('ssh sources need a deploy key, which is stored sealed and never returned; https sources take a token only', async (t) => {
+  const { app } = await buildWithAddons(t)
+  const admin = await signup(app)
+  const call = api(app, admin.token)
+  const key = `-----BEGIN OPENSSH PRIVATE KEY-----\n${Buffer.from('k'.repeat(300)).toString('base64').replace(/(.{70})/g, '$1\n')}\n-----END OPENSSH PRIVATE KEY-----\n`
+  const created = await call('POST', '/api/addon-sources', { repository_url: 'ssh://git@localhost/acme/addons.git', branch: 'main', deploy_key: key })
+  t.equal(created.status, 201, JSON.stringify(created.json))
+  t.match(created.json.addon_source, { repository_url: 'ssh://git@localhost/acme/addons.git', credential: 'deploy_key' })
+  t.notMatch(JSON.stringify(created.json), 'OPENSSH')
+  const [row] = await app.orm.em.fork().execute<Array<{ sealed_credential: string }>>('SELECT sealed_credential FROM addon_sources WHERE id = ?', [created.json.addon_source.id])
+  t.notMatch(row?.sealed_credential, 'OPENSSH', 'stored encrypted')
+  for (const [body, field] of [
+    [{ repository_url: 'ssh://git@localhost/acme/other.git', token: 'abc' }, 'repository_url'],
+    [{ repository_url: 'https://localhost/acme/other.git', deploy_key: key }, 'deploy_key'],
+    [{ repository_url: 'ssh://git@localhost/acme/other.git', deploy_key: 'not a key' }, 'deploy_key'],
+    [{ repository_url: 'https://localhost/acme/other.git', token: 'has space' }, 'token'],
+    [{ repository_url: 'https://localhost/acme/other.git', token: 'a', deploy_key: key }, 'token']
+  ] as const) {
+    t.match(await call('POST', '/api/addon-sources', { branch: 'main', name: 'other', ...body }), { status: 400, json: { error: { code: 'ADDON_SOURCE_INVALID', details: { field } } } }, JSON.stringify(body).slice(0, 80))
+  }
+})
