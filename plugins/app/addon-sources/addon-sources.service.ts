@@ -28,11 +28,17 @@ export interface AddonSourcesServiceDeps {
   policy: OutboundPolicy
   /** Where synced code goes; undefined when no backend here can hold it (sync answers 503). */
   storage: AddonStorage | undefined
+  /** A source `syncing` for longer than this lost its job (a crash on the last attempt): it may be synced, changed or deleted again. */
+  syncStaleMs: number
 }
 
 /** A tenant's Git addon sources. Registering installs nothing; a sync (a job) fetches the code and lists its modules. */
 export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
   const { jobs, activity, sealer, policy, storage } = deps
+
+  function syncing (source: AddonSource): boolean {
+    return source.state === 'syncing' && source.updatedAt.getTime() > Date.now() - deps.syncStaleMs
+  }
 
   async function sourceOf (em: EntityManager, id: number, lock = false): Promise<AddonSource> {
     const source = await em.findOne(AddonSource, id, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
@@ -98,7 +104,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       const credential = checkCredential(fields)
       const source = await saved(async () => await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
-        if (source.state === 'syncing') throw AddonSourceBusy('The source is being synced: change it when the sync has finished')
+        if (syncing(source)) throw AddonSourceBusy('The source is being synced: change it when the sync has finished')
         const url = checkRepositoryUrl(fields.repository_url ?? source.repositoryUrl, credential?.kind ?? source.credentialKind ?? null)
         if (fields.repository_url !== undefined) await sourceAddress(url, policy)
         const branch = fields.branch === undefined ? source.branch : checkBranch(fields.branch)
@@ -107,7 +113,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
         const moved = url.href !== source.repositoryUrl || branch !== source.branch || subpath !== (source.subpath ?? null)
         Object.assign(source, { repositoryUrl: url.href, branch, subpath, name: fields.name?.trim() ?? source.name })
         if (credential !== null) Object.assign(source, { credentialKind: credential.kind, sealedCredential: sealer.seal(credential.secret, source.id) })
-        if (moved) Object.assign(source, { state: 'pending', error: null })
+        if (moved || source.state === 'syncing') Object.assign(source, { state: 'pending', error: null })
         record(tx, actor, source, 'addon_source.updated', `Addon source ${source.name} changed${moved ? ': sync it to fetch the new code' : ''}`)
         await tx.flush()
         return source
@@ -120,7 +126,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       requireAdmin(actor, 'delete addon sources')
       const subdomain = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
-        if (source.state === 'syncing') throw AddonSourceBusy('The source is being synced: delete it when the sync has finished')
+        if (syncing(source)) throw AddonSourceBusy('The source is being synced: delete it when the sync has finished')
         record(tx, actor, source, 'addon_source.deleted', `Addon source ${source.name} deleted`)
         tx.remove(source)
         await tx.flush()
@@ -136,8 +142,8 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       const source = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
         if (storage === undefined) throw AddonSyncUnavailable('No backend here keeps addon code (the Docker backend is not enabled)')
-        if (source.state === 'syncing') return source
-        source.state = 'syncing'
+        if (syncing(source)) return source
+        Object.assign(source, { state: 'syncing', updatedAt: new Date() })
         record(tx, actor, source, 'addon_source.sync_requested', `Sync of addon source ${source.name} requested`)
         await tx.flush()
         await jobs.send(tx, ADDON_SYNC_QUEUE, { sourceId: source.id, tenantId: actor.tenantId } satisfies AddonSyncJobData)

@@ -27,7 +27,9 @@ export default fp(async (fastify) => {
   const storage = config.instanceBackends.includes('docker')
     ? createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT }))
     : undefined
-  const service = createAddonSourcesService({ jobs: fastify.jobs, activity: fastify.activity, sealer, policy, storage })
+  const service = createAddonSourcesService({
+    jobs: fastify.jobs, activity: fastify.activity, sealer, policy, storage, syncStaleMs: (config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 300) * 1000
+  })
   if (storage !== undefined) {
     const syncJob = createSyncJob({
       em: orm.em,

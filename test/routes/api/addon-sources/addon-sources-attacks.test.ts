@@ -54,7 +54,8 @@ t.test('a host name that resolves to a private address is refused, at registrati
     activity: app.activity,
     sealer: createCredentialSealer('k'.repeat(43)),
     policy: { resolve: async (host) => { resolved.push(host); return [{ address: answers.get(host) ?? '93.184.215.14', family: 4 }] } },
-    storage: undefined
+    storage: undefined,
+    syncStaleMs: 60_000
   })
   const em = scopedEntityManager(app.orm.em, admin.user.tenant_id)
   await t.rejects(service.create(em, actor, { repository_url: 'https://git.example.test/acme/addons.git', branch: 'main' }),
@@ -164,4 +165,20 @@ t.test('ssh sources need a deploy key, which is stored sealed and never returned
   ] as const) {
     t.match(await call('POST', '/api/addon-sources', { branch: 'main', name: 'other', ...body }), { status: 400, json: { error: { code: 'ADDON_SOURCE_INVALID', details: { field } } } }, JSON.stringify(body).slice(0, 80))
   }
+})
+
+t.test('a source left syncing by a lost job can be synced again', async (t) => {
+  const git = await startGitServer(t)
+  const { app } = await buildWithAddons(t)
+  const admin = await signup(app)
+  const call = api(app, admin.token)
+  const repo = await git.repo('lost')
+  const commit = await repo.commit({ 'a/__manifest__.py': manifest('A') })
+  const id = (await call('POST', '/api/addon-sources', { repository_url: repo.url, branch: 'main' })).json.addon_source.id
+  // As a crash on the job's last attempt leaves it: syncing, with no job, for longer than a sync may take.
+  await app.sql({ text: "UPDATE addon_sources SET state = 'syncing', updated_at = now() - interval '1 day' WHERE id = $1", values: [id] })
+  t.equal((await call('POST', `/api/addon-sources/${id}/sync`)).status, 202)
+  t.match(await waitForSync(call, id), { state: 'synced', last_commit: commit })
+  await app.sql({ text: "UPDATE addon_sources SET state = 'syncing', updated_at = now() WHERE id = $1", values: [id] })
+  t.match(await call('DELETE', `/api/addon-sources/${id}`), { status: 409, json: { error: { code: 'ADDON_SOURCE_BUSY' } } }, 'a sync under way is left alone')
 })
