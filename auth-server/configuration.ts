@@ -12,7 +12,7 @@ import { MCP_SCOPE, reduceToGrantableScope } from './scopes.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
   'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS' |
-  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET' | 'OUTBOUND_ALLOW_HOSTS'>
+  'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET' | 'CLIENT_METADATA_ALLOWED_HOSTS'>
 
 export interface ConfigurationDeps {
   config: AuthServerConfig

@@ -43,7 +43,7 @@ export function createProvider (deps: ProviderDeps): Provider {
     cookieKeys: [deriveKey(config.JWT_SECRET, 'oidc-cookies').toString('base64url')],
     mcpResource,
     clientIdMetadata: clientIdMetadataDocuments({
-      outbound: { allowHosts: parseAllowHosts(config.OUTBOUND_ALLOW_HOSTS), ...(deps.outboundCa === undefined ? {} : { extraCa: deps.outboundCa }) }
+      outbound: { allowHosts: parseAllowHosts(config.CLIENT_METADATA_ALLOWED_HOSTS), ...(deps.outboundCa === undefined ? {} : { extraCa: deps.outboundCa }) }
     })
   }))
   provider.proxy = true

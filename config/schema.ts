@@ -27,6 +27,10 @@ const secret = (description: string) => Type.Optional(Type.String({
   minLength: 32, secret: true, allowed: 'at least 32 characters (e.g. `openssl rand -base64 32`)', description, examples: ['$(openssl rand -base64 32)']
 }))
 const absolutePath = (fallback: string, description: string) => Type.String({ pattern: '^/', allowed: 'an absolute path (starting with /)', default: fallback, description })
+/** A `*_ALLOWED_HOSTS` setting of the outbound guard (lib/outbound-url.ts). */
+const allowedHosts = (description: string, example: string) => Type.String({
+  default: '', pattern: '^[A-Za-z0-9.:\\[\\], -]*$', allowed: 'host names, comma-separated', description, examples: [example]
+})
 /** A Kubernetes object name (DNS-1123 subdomain). */
 const kubeName = (description: string, example: string) => ({
   pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
@@ -216,6 +220,14 @@ export const ENV_SECTIONS = {
     }),
     BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
   },
+  'Addon sources (Git)': {
+    ADDON_SOURCE_ALLOWED_HOSTS: allowedHosts('Git hosts that addon sources may use even on private or loopback addresses (an internal Git server); empty: public addresses only.',
+      'git.internal.example.com'),
+    ADDON_SOURCE_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_099_511_627_776, default: 524_288_000, description: 'Largest repository a sync fetches and checks out, in bytes (the fetched pack, and the files checked out); a larger one fails the sync.' }),
+    ADDON_SOURCE_MAX_FILES: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 50_000, description: 'Most files a synced checkout may hold; more fails the sync before anything is written.' }),
+    ADDON_SOURCE_SYNC_TIMEOUT_SECONDS: seconds(5, 3600, 300, 'Longest a sync may take (fetch and checkout); a slower one fails.'),
+    ADDON_SOURCE_SYNC_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 2, description: 'Retries of a failed sync job before the source is recorded as failed.' })
+  },
   'Agent access (OAuth authorization server)': {
     AUTH_PORT: optionalPort(STANDALONE_AUTH_PORT, 'Port of the auth server, on 127.0.0.1. Unset: the auth server started by the portal takes any free port ' +
       '(so two deployments can run on one machine); `npm run auth`, and a portal with AUTH_SERVER_PROCESS=false, use 3001. A port given here that is taken stops the start.'),
@@ -234,12 +246,8 @@ export const ENV_SECTIONS = {
     OAUTH_ACCESS_TOKEN_TTL_SECONDS: seconds(60, 86_400, 900, 'Lifetime of an agent access token.'),
     OAUTH_REFRESH_TOKEN_TTL_SECONDS: seconds(3600, 31_536_000, 2_592_000, 'Lifetime of an agent refresh token.'),
     OAUTH_REFRESH_GRACE_SECONDS: seconds(0, 300, 30, 'How long a rotated refresh token is still accepted (a retried request).'),
-    OUTBOUND_ALLOW_HOSTS: Type.String({
-      default: '',
-      allowed: 'host names, comma-separated',
-      description: 'Hosts that outbound fetches (client metadata documents, Git sources) may reach even on private addresses; empty: public addresses only.',
-      examples: ['git.internal.example.com']
-    })
+    CLIENT_METADATA_ALLOWED_HOSTS: allowedHosts('Hosts whose client metadata documents may be fetched even on private or loopback addresses (a test server on localhost); empty: public addresses only.',
+      'localhost')
   }
 } satisfies Record<string, Record<string, TSchema>>
 
@@ -260,6 +268,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS['Instance metrics'],
   ...ENV_SECTIONS['Service metrics (Prometheus)'],
   ...ENV_SECTIONS.Backups,
+  ...ENV_SECTIONS['Addon sources (Git)'],
   ...ENV_SECTIONS['Agent access (OAuth authorization server)']
 }, { additionalProperties: false })
 

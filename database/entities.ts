@@ -6,6 +6,7 @@ import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
 import { Instance } from '../plugins/app/instances/instance.entity.ts'
 import { Backup } from '../plugins/app/backups/backup.entity.ts'
+import { AddonSource } from '../plugins/app/addon-sources/addon-source.entity.ts'
 import { Invitation } from '../plugins/app/invitations/invitation.entity.ts'
 import { MailOutbox } from '../plugins/app/mail/mail-outbox.entity.ts'
 import { ErpModule } from '../plugins/app/modules/erp-module.entity.ts'
@@ -24,7 +25,7 @@ import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
-  Instance, Backup, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
+  Instance, Backup, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
   MetricSample, MetricHour

@@ -16,6 +16,7 @@ const tenantColumn: Record<string, string> = {
   PortalSession: 'tenant',
   Instance: 'tenant',
   Backup: 'tenant',
+  AddonSource: 'tenant',
   Activity: 'tenant',
   Invitation: 'tenant',
   Ticket: 'tenant',

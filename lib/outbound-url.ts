@@ -4,43 +4,36 @@
  * must not reach this machine or the networks behind it (SSRF).
  *
  * - The scheme is https (callers that hand the URL to git may also allow ssh).
- * - The host's addresses must be public (lib/address-class.ts). They are
- *   checked in the `lookup` of the connection itself, so the address that is
- *   checked is the address that is connected to: a DNS answer that changes
- *   between a check and the connection (DNS rebinding) cannot get past it.
- *   An IP-literal host is checked before connecting (no lookup happens).
- * - Hosts on the allow-list (OUTBOUND_ALLOW_HOSTS, empty by default) skip the
- *   address check: for a known internal server, and for tests.
+ * - The guard resolves the host itself and the connection goes to the address
+ *   it checked (lib/outbound-lookup.ts), IPv4 and IPv6 alike: a DNS answer that
+ *   changes between a check and the connection (DNS rebinding) cannot get past
+ *   it. Callers that connect by other means (the git CLI) use
+ *   `resolvePublicAddresses` and pin git to the address it returns.
+ * - Hosts on a use's allow-list (a `*_ALLOWED_HOSTS` setting, empty by default)
+ *   skip the address check, not the pinning: for a known internal server, and
+ *   for tests.
+ * - Trust: the system's CAs plus NODE_EXTRA_CA_CERTS (lib/outbound-trust.ts).
  * - Responses are capped in size and the whole exchange in time; redirects
  *   are not followed.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns'
+import type { LookupAddress } from 'node:dns'
 import { request } from 'node:https'
 import type { IncomingHttpHeaders } from 'node:http'
-import { isIP, type LookupFunction } from 'node:net'
-import { rootCertificates } from 'node:tls'
-import { forbiddenAddressReason } from './address-class.ts'
+import { checkedAddresses, OutboundUrlError, pinnedLookup, type Resolver } from './outbound-lookup.ts'
+import { trustedCertificates } from './outbound-trust.ts'
+
+export { OutboundUrlError, type OutboundFailure, type Resolver } from './outbound-lookup.ts'
 
 export interface OutboundPolicy {
   /** Host names (lower case, as a URL spells them) whose addresses are not checked. */
   allowHosts?: readonly string[]
-  /** Certificates to trust besides the system's roots (a test server's self-signed one). */
+  /** A certificate to trust besides the system's and NODE_EXTRA_CA_CERTS (a test server's self-signed one). */
   extraCa?: string
+  /** Name resolution; default the system's (tests make a name resolve to a private address). */
+  resolve?: Resolver
 }
 
-export type OutboundFailure = 'url' | 'address' | 'too_large' | 'timeout' | 'network'
-
-export class OutboundUrlError extends Error {
-  override name = 'OutboundUrlError'
-  readonly failure: OutboundFailure
-
-  constructor (failure: OutboundFailure, message: string) {
-    super(message)
-    this.failure = failure
-  }
-}
-
-/** `OUTBOUND_ALLOW_HOSTS`: comma-separated host names. */
+/** A `*_ALLOWED_HOSTS` setting: comma-separated host names. */
 export function parseAllowHosts (value: string | undefined): string[] {
   return (value ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean)
 }
@@ -58,42 +51,13 @@ export function checkOutboundUrl (raw: string, schemes: readonly string[] = ['ht
   return url
 }
 
-function isAllowed (hostname: string, policy: OutboundPolicy): boolean {
+export function isAllowedHost (hostname: string, policy: OutboundPolicy): boolean {
   return (policy.allowHosts ?? []).includes(hostname.toLowerCase())
 }
 
-function refuse (host: string, address: string, reason: string): OutboundUrlError {
-  return new OutboundUrlError('address', `${host} is at ${address}, a ${reason} address, not a public one`)
-}
-
-/**
- * A `lookup` for net/tls connections that resolves the host and fails when
- * any of its addresses is not public. Callers that connect by other means
- * (git over ssh) use `resolvePublicAddresses` and connect to what it returns.
- */
-export function guardedLookup (): LookupFunction {
-  return ((hostname: string, options: LookupAllOptions | Record<string, unknown>, callback: (...args: any[]) => void) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error !== null) return callback(error)
-      for (const { address } of addresses) {
-        const reason = forbiddenAddressReason(address)
-        if (reason !== undefined) return callback(refuse(hostname, address, reason))
-      }
-      if (addresses.length === 0) return callback(new OutboundUrlError('network', `${hostname} has no address`))
-      if ((options as { all?: boolean }).all === true) return callback(null, addresses)
-      const [first] = addresses as [LookupAddress]
-      callback(null, first.address, first.family)
-    })
-  }) as LookupFunction
-}
-
-/** The host's addresses when all are public (or the host is allow-listed); throws OutboundUrlError otherwise. */
+/** The host's checked addresses (allow-listed hosts resolve unchecked); throws OutboundUrlError otherwise. */
 export async function resolvePublicAddresses (hostname: string, policy: OutboundPolicy = {}): Promise<LookupAddress[]> {
-  const bare = hostname.replace(/^\[(.*)\]$/, '$1')
-  if (isAllowed(hostname, policy)) return [{ address: bare, family: bare.includes(':') ? 6 : 4 }]
-  return await new Promise((resolve, reject) => {
-    guardedLookup()(bare, { all: true }, (error, addresses) => error === null ? resolve(addresses as LookupAddress[]) : reject(error))
-  })
+  return await checkedAddresses(hostname, isAllowedHost(hostname, policy), policy.resolve)
 }
 
 export interface OutboundRequest {
@@ -112,11 +76,9 @@ export interface OutboundResponse {
 /** GET an https URL through the guard. Any status is answered (redirects are not followed); failures throw OutboundUrlError. */
 export async function fetchOutbound (raw: string, policy: OutboundPolicy, options: OutboundRequest): Promise<OutboundResponse> {
   const url = checkOutboundUrl(raw)
-  const allowed = isAllowed(url.hostname, policy)
+  const allowed = isAllowedHost(url.hostname, policy)
   // An IP-literal host is connected to without a lookup: check it here.
-  const literal = url.hostname.replace(/^\[(.*)\]$/, '$1')
-  const literalReason = !allowed && isIP(literal) !== 0 ? forbiddenAddressReason(literal) : undefined
-  if (literalReason !== undefined) throw refuse(url.hostname, literal, literalReason)
+  if (/^\[|^[\d.]+$/.test(url.hostname)) await checkedAddresses(url.hostname, allowed)
   const signal = AbortSignal.timeout(options.timeoutMs)
   return await new Promise<OutboundResponse>((resolve, reject) => {
     const fail = (error: unknown) => reject(describe(error, signal, options))
@@ -125,8 +87,8 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
       headers: options.headers,
       agent: false,
       signal,
-      ...(allowed ? {} : { lookup: guardedLookup() }),
-      ...(policy.extraCa === undefined ? {} : { ca: [...rootCertificates, policy.extraCa] })
+      lookup: pinnedLookup(allowed, policy.resolve),
+      ca: trustedCertificates(policy.extraCa)
     }, (response) => {
       const declared = Number(response.headers['content-length'])
       if (Number.isFinite(declared) && declared > options.maxBytes) {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Int4, Success } from './common.ts'
+import { BigInt53, Int4, Success } from './common.ts'
 
 export const ModulesQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, description: 'Only this category (exact match, case-insensitive), e.g. `Finance`' })),
@@ -11,7 +11,8 @@ export const ErpModuleItem = Type.Object({
   name: Type.String({ description: 'Display name, e.g. "Inventory"' }),
   technical_name: Type.String({ description: 'Stable identifier, e.g. "stock"' }),
   description: Type.String(),
-  category: Type.String({ description: 'e.g. "Sales", "Finance", "Inventory & MRP"' })
+  category: Type.String({ description: 'e.g. "Sales", "Finance", "Inventory & MRP"; "Custom addons" for a synced addon source\'s modules' }),
+  addon_source_id: Type.Union([BigInt53({ minimum: 1 }), Type.Null()], { description: 'The company\'s addon source that provides the module (see /api/addon-sources); null for the shared catalog' })
 }, { description: 'An installable ERP app' })
 
 export const ModulesResponse = Success({

@@ -21,7 +21,7 @@ t.test('cache lifetime from the response headers, clamped', async (t) => {
 
 t.test('a client identified by the URL of its metadata document', async (t) => {
   const documents = await startHttpsServer(t)
-  const servers = await startFlowServers(t, { OUTBOUND_ALLOW_HOSTS: 'localhost' }, { outboundCa: documents.ca })
+  const servers = await startFlowServers(t, { CLIENT_METADATA_ALLOWED_HOSTS: 'localhost' }, { outboundCa: documents.ca })
   const { authUrl } = servers
   const clientId = `${documents.origin}/agent/client.json`
   let fetches = 0

@@ -2,6 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { forbiddenAddressReason } from '../../lib/address-class.ts'
 import { checkOutboundUrl, fetchOutbound, OutboundUrlError, resolvePublicAddresses, type OutboundPolicy } from '../../lib/outbound-url.ts'
+import { trustedCertificates } from '../../lib/outbound-trust.ts'
 import { json, startHttpsServer } from '../support/https-server.ts'
 
 const octet = fc.integer({ min: 0, max: 255 })
@@ -105,5 +106,41 @@ t.test('fetchOutbound against a local HTTPS server', async (t) => {
   await failure(`http://localhost:${server.port}/ok`, open, 'url', /scheme must be https/)
 
   await t.rejects(resolvePublicAddresses('localhost'), /loopback/, 'for git callers: the same check on resolution')
-  t.same(await resolvePublicAddresses('localhost', { allowHosts: ['localhost'] }), [{ address: 'localhost', family: 4 }])
+  t.match(await resolvePublicAddresses('localhost', { allowHosts: ['localhost'] }), [{ address: /^(127\.0\.0\.1|::1)$/ }], 'allowed: resolved, unchecked')
+})
+
+t.test('the guard connects to the address it resolved and checked, IPv4 and IPv6 alike', async (t) => {
+  const server = await startHttpsServer(t)
+  server.routes.set('/ok', json({ ok: true }))
+  const limits = { maxBytes: 100, timeoutMs: 2000 }
+  const lookups: string[] = []
+  // A name resolving to a private address (no /etc/hosts edit: the resolver is injected).
+  const privateName: OutboundPolicy = { extraCa: server.ca, resolve: async (host) => { lookups.push(host); return [{ address: '10.0.0.1', family: 4 }] } }
+  const error = await fetchOutbound('https://git.example.test/x', privateName, limits).catch((e: unknown) => e)
+  t.equal((error as OutboundUrlError).failure, 'address')
+  t.match((error as Error).message, /git\.example\.test is at 10\.0\.0\.1, a private/)
+  t.same(lookups, ['git.example.test'], 'resolved by the guard itself')
+  // One forbidden address among public ones fails the whole host.
+  await t.rejects(resolvePublicAddresses('mixed.example.test', { resolve: async () => [{ address: '8.8.8.8', family: 4 }, { address: 'fd00::1', family: 6 }] }), /unique local/)
+
+  // An allowed host still goes to the address the guard resolved: `localhost` answering ::1 first reaches
+  // a server listening on IPv6 loopback only, and answering 127.0.0.1 reaches the IPv4 one.
+  const v6 = await startHttpsServer(t, { listenHost: '::1' })
+  v6.routes.set('/ok', json({ family: 6 }))
+  const sixFirst: OutboundPolicy = { allowHosts: ['localhost'], extraCa: v6.ca, resolve: async () => [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }] }
+  t.same(JSON.parse((await fetchOutbound(`https://localhost:${v6.port}/ok`, sixFirst, limits)).body.toString()), { family: 6 })
+  const fourOnly: OutboundPolicy = { allowHosts: ['localhost'], extraCa: server.ca, resolve: async () => [{ address: '127.0.0.1', family: 4 }] }
+  t.same(JSON.parse((await fetchOutbound(`https://localhost:${server.port}/ok`, fourOnly, limits)).body.toString()), { ok: true })
+  const wrong: OutboundPolicy = { allowHosts: ['localhost'], extraCa: server.ca, resolve: async () => [{ address: '::1', family: 6 }] }
+  t.equal((await fetchOutbound(`https://localhost:${server.port}/ok`, wrong, limits).catch((e: OutboundUrlError) => e) as OutboundUrlError).failure, 'network',
+    'the connection goes where the resolver said, nowhere else')
+})
+
+t.test('trust: the system store, NODE_EXTRA_CA_CERTS and a given certificate', async (t) => {
+  const { getCACertificates } = await import('node:tls')
+  const trusted = new Set(trustedCertificates('EXTRA-PEM'))
+  t.ok(getCACertificates('system').every((pem) => trusted.has(pem)), 'every system CA')
+  t.ok(getCACertificates('extra').every((pem) => trusted.has(pem)), 'every NODE_EXTRA_CA_CERTS certificate')
+  t.ok(getCACertificates('bundled').every((pem) => trusted.has(pem)), 'Node\'s bundled roots')
+  t.ok(trusted.has('EXTRA-PEM'))
 })

@@ -30,7 +30,9 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   const instance = await recordInstance(app, admin.user.tenant_id, { name: 'Owned' })
   const grant = `grant-${admin.user.id}`
   await app.sql({ text: "INSERT INTO oidc_payloads (kind, id, payload) VALUES ('Grant', $1, $2)", values: [grant, JSON.stringify({ accountId: admin.user.id, clientId: 'matrix' })] })
-  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant }
+  // Recorded directly: registering resolves the repository's host, which the matrix has no server for.
+  const [source] = await app.sql<{ id: string }>({ text: "INSERT INTO addon_sources (tenant_id, name, repository_url, branch, created_at, updated_at) VALUES ($1, 'Owned', 'https://git.example.com/owned.git', 'main', now(), now()) RETURNING id", values: [admin.user.tenant_id] })
+  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant, addon_source: String(source?.id) }
 }
 
 

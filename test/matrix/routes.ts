@@ -5,7 +5,7 @@
  */
 /** `agent`: an OAuth access token from our authorization server, never a portal token (test/mcp). */
 export type Access = 'public' | 'member' | 'admin' | 'operator' | 'agent'
-export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant'
+export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant' | 'addon_source'
 
 export interface RouteSpec {
   access: Access
@@ -93,6 +93,13 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },
   'DELETE /api/oauth/grants/:id': { access: 'member', resource: 'grant' },
+
+  'GET /api/addon-sources': { access: 'member' },
+  'GET /api/addon-sources/:id': { access: 'member', resource: 'addon_source' },
+  'POST /api/addon-sources': { access: 'admin', body: { repository_url: 'https://git.example.com/acme/addons.git', branch: 'main' } },
+  'PUT /api/addon-sources/:id': { access: 'admin', resource: 'addon_source', body: { branch: 'dev' } },
+  'DELETE /api/addon-sources/:id': { access: 'admin', resource: 'addon_source' },
+  'POST /api/addon-sources/:id/sync': { access: 'admin', resource: 'addon_source' },
 
   'POST /api/users/create': { access: 'admin', body: { email: 'matrix-created@example.com', name: 'Matrix', password: 'a long enough password' } },
   'DELETE /api/users/:id': { access: 'admin', resource: 'user' },

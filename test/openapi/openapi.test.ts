@@ -41,7 +41,7 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
 const VERBS = new Set([
   'accept', 'cancel', 'close', 'confirm', 'consume', 'create', 'deactivate', 'delete', 'download', 'end', 'exchange', 'finish', 'get',
   'invite', 'list', 'log', 'mint', 'open', 'pay', 'post', 'preflight', 'preview', 'receive', 'recommend', 'register',
-  'reply', 'resend', 'restart', 'restore', 'resume', 'revoke', 'select', 'set', 'show', 'sign', 'start', 'stop', 'submit', 'subscribe', 'update'
+  'reply', 'resend', 'restart', 'restore', 'resume', 'revoke', 'select', 'set', 'show', 'sign', 'start', 'stop', 'submit', 'subscribe', 'sync', 'update'
 ])
 const OPERATION_ID = /^([a-z]+)(?:[A-Z][a-z0-9]*)+$/
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])

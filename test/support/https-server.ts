@@ -27,16 +27,17 @@ export interface TestHttpsServer {
   server: Server
 }
 
-export async function startHttpsServer (t: Teardown): Promise<TestHttpsServer> {
+/** `listenHost` '::1' makes a server reachable over IPv6 loopback only. */
+export async function startHttpsServer (t: Teardown, options: { listenHost?: string, handler?: Handler } = {}): Promise<TestHttpsServer> {
   const dir = await tempDir(t)
   const key = join(dir, 'key.pem')
   const cert = join(dir, 'cert.pem')
   await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'])
+    '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1'])
   const ca = await readFile(cert, 'utf8')
   const routes = new Map<string, Handler>()
   const server = createServer({ key: await readFile(key), cert: ca }, (req, res) => {
-    const handler = routes.get(new URL(req.url ?? '/', 'https://localhost').pathname)
+    const handler = routes.get(new URL(req.url ?? '/', 'https://localhost').pathname) ?? options.handler
     if (handler === undefined) {
       res.statusCode = 404
       res.end()
@@ -44,7 +45,7 @@ export async function startHttpsServer (t: Teardown): Promise<TestHttpsServer> {
     }
     handler(req, res)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, options.listenHost ?? '127.0.0.1', resolve))
   t.teardown(async () => {
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))

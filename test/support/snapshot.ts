@@ -12,6 +12,7 @@ export async function tenantSnapshot (app: FastifyInstance, tenantId: string): P
     app.sql({ text: 'SELECT id, status, token_hash, send_count, updated_at FROM invitations WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT id, type, actor_kind, actor_name FROM activities WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
+    app.sql({ text: 'SELECT id, name, repository_url, branch, subpath, state, last_commit, updated_at FROM addon_sources WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] }),
     app.sql({ text: 'SELECT id, recipient FROM mail_outbox WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: "SELECT id FROM oidc_payloads WHERE kind = 'Grant' AND payload->>'accountId' IN (SELECT id::text FROM users WHERE tenant_id = $1) ORDER BY id", values: [tenantId] })

@@ -103,7 +103,7 @@ export async function seedModuleCatalog (em: EntityManager): Promise<{ modules: 
   const rows = await em.execute<Array<{ technical_name: string }>>(`
     INSERT INTO erp_modules (technical_name, name, description, category, sequence)
     VALUES ${placeholders}
-    ON CONFLICT (technical_name) DO UPDATE
+    ON CONFLICT (technical_name) WHERE tenant_id IS NULL DO UPDATE
       SET name = excluded.name, description = excluded.description, category = excluded.category, sequence = excluded.sequence
       WHERE (erp_modules.name, erp_modules.description, erp_modules.category, erp_modules.sequence)
         IS DISTINCT FROM (excluded.name, excluded.description, excluded.category, excluded.sequence)

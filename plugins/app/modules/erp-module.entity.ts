@@ -1,17 +1,29 @@
 import { defineEntity, p } from '@mikro-orm/core'
+import { AddonSource } from '../addon-sources/addon-source.entity.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
 
-/** The catalog of installable ERP apps: reference data, the same for every tenant. */
+/**
+ * The catalog of installable ERP apps: reference data, the same for every
+ * tenant (`tenant` null), plus the modules a tenant's synced addon sources
+ * provide (`tenant` and `addonSource` set; only that tenant sees them).
+ */
 const ErpModuleSchema = defineEntity({
   name: 'ErpModule',
   tableName: 'erp_modules',
   properties: {
     id: p.integer().primary().autoincrement(),
-    technicalName: p.string().length(64).unique(),
+    technicalName: p.string().length(64),
     name: p.string().length(120),
     description: p.text(),
     category: p.string().length(60).index(),
-    sequence: p.integer().default(100)
-  }
+    sequence: p.integer().default(100),
+    tenant: () => p.manyToOne(Tenant).nullable().deleteRule('cascade').index(),
+    addonSource: () => p.manyToOne(AddonSource).nullable().deleteRule('cascade').index()
+  },
+  uniques: [
+    { name: 'erp_modules_technical_name_unique', properties: ['technicalName'], where: { tenant: null } },
+    { name: 'erp_modules_tenant_technical_name_unique', properties: ['tenant', 'technicalName'], where: { tenant: { $ne: null } } }
+  ]
 })
 
 export class ErpModule extends ErpModuleSchema.class {}

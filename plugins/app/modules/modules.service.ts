@@ -1,4 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql'
+import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import { ErpModule } from './erp-module.entity.ts'
 
 export interface ModuleView {
@@ -7,6 +8,8 @@ export interface ModuleView {
   technical_name: string
   description: string
   category: string
+  /** The tenant's addon source that provides it; null for the shared catalog. */
+  addon_source_id: number | null
 }
 
 export interface ModuleFilters {
@@ -22,14 +25,17 @@ export function escapeLike (text: string): string {
 }
 
 export function toModuleView (row: ErpModule): ModuleView {
-  return { id: row.id, name: row.name, technical_name: row.technicalName, description: row.description, category: row.category }
+  return { id: row.id, name: row.name, technical_name: row.technicalName, description: row.description, category: row.category, addon_source_id: row.addonSource?.id ?? null }
 }
 
 export function createModulesService () {
   return {
-    /** The catalog, ordered by category, then sequence, then name. Blank filters are ignored. */
-    async list (em: EntityManager, filters: ModuleFilters = {}): Promise<ModuleView[]> {
-      const where: FilterQuery<ErpModule>[] = []
+    /**
+     * The catalog, ordered by category, then sequence, then name. Blank filters are ignored.
+     * With a tenant: the shared catalog plus that tenant's synced addon modules.
+     */
+    async list (em: EntityManager, filters: ModuleFilters = {}, tenantId?: string): Promise<ModuleView[]> {
+      const where: FilterQuery<ErpModule>[] = [tenantId === undefined ? { tenant: null } : { $or: [{ tenant: null }, { tenant: tenantId }] }]
       const category = filters.category?.trim() ?? ''
       if (category !== '') where.push({ category: { $ilike: escapeLike(category) } })
       const q = filters.q?.trim() ?? ''
@@ -37,7 +43,9 @@ export function createModulesService () {
         const pattern = `%${escapeLike(q)}%`
         where.push({ $or: [{ name: { $ilike: pattern } }, { technicalName: { $ilike: pattern } }, { description: { $ilike: pattern } }] })
       }
-      const rows = await em.find(ErpModule, where.length === 0 ? {} : { $and: where }, {
+      // The tenant condition is explicit above; the filter would only join the referenced tenant and source rows.
+      const rows = await em.find(ErpModule, { $and: where }, {
+        ...ACROSS_TENANTS,
         orderBy: [{ category: 'asc' }, { sequence: 'asc' }, { name: 'asc' }, { technicalName: 'asc' }]
       })
       return rows.map(toModuleView)

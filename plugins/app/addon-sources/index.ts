@@ -1,0 +1,53 @@
+import fp from 'fastify-plugin'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { parseAllowHosts, type OutboundPolicy } from '../../../lib/outbound-url.ts'
+import { addonsHostPath } from '../../../provisioning/docker/container-config.ts'
+import { createLocalAddonStorage } from './addon-storage.ts'
+import { ADDON_SYNC_QUEUE, createAddonSourcesService, type AddonSourcesService, type AddonSyncJobData } from './addon-sources.service.ts'
+import { createCredentialSealer } from './credential-seal.ts'
+import { createSyncJob } from './sync-job.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    addonSources: AddonSourcesService
+  }
+}
+
+/**
+ * Git addon sources: registration, and the job that syncs a source into the
+ * tenant's addons storage and lists its modules in the tenant's catalog.
+ * The Docker backend's storage is the tenant's addons folder on this host.
+ */
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const orm: MikroORM = fastify.orm
+  if (config.ERP_CREDENTIALS_KEY === undefined) throw new Error('ERP_CREDENTIALS_KEY must be resolved before the app is built')
+  const sealer = createCredentialSealer(config.ERP_CREDENTIALS_KEY)
+  const policy: OutboundPolicy = { allowHosts: parseAllowHosts(config.ADDON_SOURCE_ALLOWED_HOSTS) }
+  const storage = config.instanceBackends.includes('docker')
+    ? createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT }))
+    : undefined
+  const service = createAddonSourcesService({
+    jobs: fastify.jobs, activity: fastify.activity, sealer, policy, storage, syncStaleMs: (config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 300) * 1000
+  })
+  if (storage !== undefined) {
+    const syncJob = createSyncJob({
+      em: orm.em,
+      activity: fastify.activity,
+      sealer,
+      policy,
+      storage,
+      limits: { maxBytes: config.ADDON_SOURCE_MAX_BYTES, maxFiles: config.ADDON_SOURCE_MAX_FILES, timeoutMs: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS * 1000 },
+      log: fastify.log.child({ component: 'addon-source-sync' })
+    })
+    await fastify.jobs.define<AddonSyncJobData>(ADDON_SYNC_QUEUE, {
+      retryLimit: config.ADDON_SOURCE_SYNC_RETRIES,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 300,
+      heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+      expireInSeconds: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 120
+    }, syncJob)
+  }
+  fastify.decorate('addonSources', service)
+}, { name: 'addon-sources', dependencies: ['env', 'orm', 'jobs', 'activity'] })
