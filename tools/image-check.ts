@@ -51,7 +51,10 @@ async function admin (sql: string): Promise<void> {
 async function until<T> (what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined)
+    const value = await probe().catch((error: unknown) => {
+      if ((error as { fatal?: boolean }).fatal === true) throw error
+      return undefined
+    })
     if (value !== undefined) return value
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 250))
   }
@@ -83,7 +86,7 @@ try {
     '--health-interval', '2s', TAG)
   await until('/health/ready did not answer 200', 120_000, async () => {
     const state = await docker('inspect', '--format', '{{.State.Status}}', name)
-    if (state === 'exited') throw Object.assign(new Error('exited'), { fatal: true })
+    if (state === 'exited') throw Object.assign(new Error('the container exited before it was ready'), { fatal: true })
     return (await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200 ? true : undefined
   })
   const readySeconds = (Date.now() - started) / 1000
@@ -101,7 +104,9 @@ try {
   console.log(`--- docker run to /health/ready: ${readySeconds.toFixed(1)} s (read-only root filesystem); healthy`)
   console.log(`--- docker stop (SIGTERM): exit 0 after ${stopSeconds.toFixed(1)} s`)
 } catch (error) {
-  const logs = await docker('logs', '--tail', '40', name).catch(() => '')
+  // The service logs to stdout, Node's own crash report goes to stderr: show both.
+  const logs = await exec('docker', ['logs', '--tail', '40', name], { maxBuffer: 16 * 1024 * 1024 })
+    .then(({ stdout, stderr }) => `${stdout}${stderr}`.trim(), () => '')
   if (logs !== '') console.error(`--- container logs:\n${logs}`)
   console.error(`check:image failed: ${(error as Error).message}`)
   process.exitCode = 1

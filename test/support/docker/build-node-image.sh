@@ -18,7 +18,7 @@ npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 log() { echo "build-node-image: $*" >&2; }
 case "$node_version" in v24.*) ;; *) log "node on PATH is $node_version: put Node 24 first on PATH (the image is named for it)"; exit 1 ;; esac
 
-if [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "node-image 2 $node_version" ]; then
+if [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "node-image 3 $node_version" ]; then
   log "$tag is up to date (node $node_version)"; echo "$tag"; exit 0
 fi
 [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 || { log "need a static busybox at $busybox (Debian: busybox-static)"; exit 1; }
@@ -32,7 +32,10 @@ cp "$(readlink -f "$node_bin")" "$root/usr/local/bin/node"
 cp -r "$npm_dir" "$root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
-for library in $(ldd "$node_bin" | grep -o '/lib[^ ]*'); do
+# Node's own libraries, plus the whole of glibc's (libc6: librt, libresolv, the NSS modules ...) as
+# the official image has them: prebuilt native addons such as @node-rs/argon2 link against them.
+glibc_libraries="$(dpkg -L libc6 2>/dev/null | grep -E '^/(usr/)?lib/x86_64-linux-gnu/[^/]+\.so' || true)"
+for library in $(ldd "$node_bin" | grep -o '/lib[^ ]*') $glibc_libraries; do
   mkdir -p "$root$(dirname "$library")"
   cp -L "$library" "$root$library"
 done
@@ -48,5 +51,5 @@ tar -C "$root" -c . | docker import \
   -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
   -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
   -c 'CMD ["node"]' \
-  -m "node-image 2 $node_version" - "$tag" >/dev/null
+  -m "node-image 3 $node_version" - "$tag" >/dev/null
 echo "$tag"
