@@ -1,7 +1,7 @@
 /**
- * The Docker engine restarts while instances run (an upgrade, a crash, a host reboot). The
- * engine here is a private one (test/support/docker/private-engine.ts), so restarting it disturbs
- * no other test. While it is down the reconciler leaves every record as it is (the backend is
+ * The Docker engine restarts while instances run (an upgrade, a crash, a host reboot). It is the
+ * machine's engine (test/support/docker/engine-restart.ts), so this runs on its own, after
+ * `npm test` (.ci/proofs.sh). While it is down the reconciler leaves every record as it is (the backend is
  * unreachable, which proves nothing about the instances); once it is back, the records converge
  * on what the engine shows: a running instance whose container the engine restarted is running, a
  * stopped one stays stopped, and one whose container vanished meanwhile is an error.
@@ -9,22 +9,20 @@
 import t from 'tap'
 import { build } from '../support/build.ts'
 import { bearer, signup } from '../support/accounts.ts'
-import { privateEngineUnavailable, startPrivateEngine } from '../support/docker/private-engine.ts'
-import { cleanupInstances, dockerInstanceEnv, tagTestImages, TEST_IMAGE_TEMPLATE, uniqueSubdomain, waitForState } from '../support/instances.ts'
+import { dockerClient } from '../support/docker/engine.ts'
+import { engineRestartUnavailable, stopEngine } from '../support/docker/engine-restart.ts'
+import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../support/instances.ts'
 
 const CONVERGE_WITHIN_MS = 60_000
-const unavailable = privateEngineUnavailable()
+const unavailable = engineRestartUnavailable()
 
 if (unavailable !== undefined) {
-  if (process.env.DOCKER_TESTS === 'required') t.fail(`DOCKER_TESTS=required, but a private Docker engine cannot run here: ${unavailable}`)
+  if (process.env.DOCKER_TESTS === 'required') t.fail(`DOCKER_TESTS=required, but the Docker engine cannot be restarted here: ${unavailable}`)
   else t.test('after an engine restart the reconciler converges every instance on the truth', { skip: `DOCKER ENGINE RESTART NOT TESTED: ${unavailable}` }, () => {})
 } else {
   t.test('after an engine restart the reconciler converges every instance on the truth', async (t) => {
-    const engine = await startPrivateEngine()
-    t.teardown(() => engine.destroy())
     await tagTestImages()
-    await engine.loadImage(TEST_IMAGE_TEMPLATE.replace('{version}', '17.0'))
-    process.env.DOCKER_HOST = engine.host // the app's Docker backend (new Docker()) talks to the private engine
+    const docker = dockerClient()
 
     const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t) })
     t.teardown(() => cleanupInstances(databaseUrl))
@@ -47,15 +45,16 @@ if (unavailable !== undefined) {
     await waitForState(app, admin.token, stopped.id, ['stopped'])
     t.match(await app.instances.reconcileNow(), { checked: 3, corrected: 0, unreachable: [] }, 'nothing to correct before the restart')
 
-    await engine.stop()
+    const startEngine = await stopEngine()
+    t.teardown(async () => { if (!(await docker.ping().then(() => true, () => false))) await startEngine() })
     const down = await app.instances.reconcileNow()
     t.match(down, { corrected: 0 }, 'an unreachable engine corrects nothing')
     t.ok(down.unreachable.length > 0, `the backend is reported unreachable: ${JSON.stringify(down.unreachable)}`)
     t.equal((await waitForState(app, admin.token, survivor.id, ['running'], 1000)).state, 'running', 'records stay as they were meanwhile')
 
-    await engine.start()
+    await startEngine()
     const back = Date.now()
-    await engine.docker.getContainer(vanished.container).remove({ force: true, v: true })
+    await docker.getContainer(vanished.container).remove({ force: true, v: true })
 
     const states = async () => Object.fromEntries(await Promise.all(
       [['survivor', survivor.id], ['vanished', vanished.id], ['stopped', stopped.id]].map(async ([name, id]) =>
@@ -70,8 +69,8 @@ if (unavailable !== undefined) {
     }
     t.same(seen, truth, 'every record says what the engine shows')
     t.comment(`converged ${((Date.now() - back) / 1000).toFixed(1)} s after the engine answered again`)
-    const container = await engine.docker.getContainer(survivor.container).inspect()
+    const container = await docker.getContainer(survivor.container).inspect()
     t.equal(container.State.Running, true, 'the engine restarted the running instance\'s container (restart policy unless-stopped)')
-    t.equal((await engine.docker.getContainer(stopped.container).inspect()).State.Running, false, 'and left the stopped one stopped')
+    t.equal((await docker.getContainer(stopped.container).inspect()).State.Running, false, 'and left the stopped one stopped')
   })
 }
