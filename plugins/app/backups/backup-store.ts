@@ -31,6 +31,9 @@ export interface BackupStore {
 
 const TEMP_MARK = '.partial-'
 
+/** Whether the control plane's store holds the archive; a backend's own location (`kubernetes:<claim>/…`) has a scheme. */
+export const inStore = (key: string): boolean => !key.includes(':')
+
 export function createFileBackupStore (root: string): BackupStore {
   const base = resolve(root)
 

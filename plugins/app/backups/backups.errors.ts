@@ -7,3 +7,4 @@ export const BackupCorrupt = defineError('BACKUP_CORRUPT', 'The backup archive i
 export const BackupConfirmationMismatch = defineError('BACKUP_CONFIRMATION_MISMATCH', 'Type the instance\'s subdomain in `confirm` to restore over it', 400)
 export const BackupUnavailable = defineError('BACKUP_UNAVAILABLE', 'Backups cannot run here', 503)
 export const BackupRangeInvalid = defineError('BACKUP_RANGE_NOT_SATISFIABLE', 'The requested range is outside the archive', 416)
+export const BackupInCluster = defineError('BACKUP_IN_CLUSTER', 'The archive is kept in the cluster, beside the instance', 409)

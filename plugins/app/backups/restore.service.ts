@@ -12,7 +12,8 @@ import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { archiveInCluster, BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { inStore } from './backup-store.ts'
 import { BackupConfirmationMismatch, BackupCorrupt, BackupInProgress, BackupNotCompleted } from './backups.errors.ts'
 
 export interface RestoreRequest {
@@ -52,6 +53,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
       if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: wait until that finishes, then restore`, { state: instance.state })
       const active = await em.count(Backup, { instance: instanceId, state: { $in: [...ACTIVE_BACKUP_STATES] } })
       if (active > 0) throw BackupInProgress('A backup of this instance is under way: restore once it has finished')
+      if (!inStore(backup.archiveKey)) throw archiveInCluster(backup.archiveKey)
       await runners.ready(instance)
       const found = await hashFile(store.localPath(backup.archiveKey)).catch(() => undefined)
       if (found === undefined || found.sha256 !== backup.archiveSha256 || found.bytes !== backup.sizeBytes) {
