@@ -20,6 +20,8 @@ export interface BackupJobData {
   backupId: number
   tenantId: string
   action: 'backup' | 'restore'
+  /** A restore into a new instance (made from the backup) instead of the backup's own. */
+  targetInstanceId?: number
 }
 
 export interface BackupsServiceDeps {

@@ -31,7 +31,7 @@ export default fp(async (fastify) => {
   })
   const service = createBackupsService({ jobs: fastify.jobs, activity: fastify.activity, runners, store })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
-  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service })
+  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service, instances: fastify.instances })
   const restoreJob = createRestoreJob({
     em: orm.em,
     activity: fastify.activity,

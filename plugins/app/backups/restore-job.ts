@@ -24,6 +24,8 @@ import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
+import { Instance } from '../instances/instance.entity.ts'
+import { subscriptionSize, tenantQuota } from '../instances/instance-resources.ts'
 
 export interface RestoreJobDeps {
   em: EntityManager
@@ -53,13 +55,23 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     }
   }
 
+  async function provision (backend: ProvisioningBackend, spec: InstanceSpec, instance: Instance, signal: AbortSignal): Promise<void> {
+    if (backend.ensureTenant !== undefined) {
+      await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(scopedEntityManager(deps.em, instance.tenant.id), instance.tenant.id)))
+    }
+    await backend.provision(spec)
+    await until(backend, spec, ['running'], 'running', signal)
+  }
+
   return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
     const em = scopedEntityManager(deps.em, tenantId)
     const backup = await em.findOne(Backup, backupId, { populate: ['instance', 'instance.tenant'] })
-    const instance = backup?.instance
+    const target = job.data.targetInstanceId
+    const instance = target === undefined ? backup?.instance : await em.findOne(Instance, target, { populate: ['tenant'] }) ?? undefined
     if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
+    const asNew = target !== undefined
     const record = (tx: EntityManager, type: string, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
@@ -71,6 +83,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       try {
         await readArchive(store.localPath(backup.archiveKey), scratch.dir)
         const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+        if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
         await backend.stop(spec)
         await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
         await databases.drop(instance.uid)
@@ -85,7 +98,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
         if (moved === undefined) return
-        record(tx, 'backup.restored', `${instance.name} restored from backup #${backup.id}`)
+        record(tx, 'backup.restored', asNew ? `${instance.name} made from backup #${backup.id} of ${backup.instance.name}` : `${instance.name} restored from backup #${backup.id}`)
         await tx.flush()
       })
     } catch (error) {

@@ -88,14 +88,16 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       tags: ['backups'],
       operationId: 'restoreBackup',
-      summary: 'Restore a backup over its instance (admin)',
-      description: 'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
+      summary: 'Restore a backup over its instance, or as a new instance (admin)',
+      description: '`{mode: "new", name, subdomain}` makes a new instance from the backup: it takes one of the plan\'s instance slots, like creating one ' +
+        '(402 `PLAN_INSTANCE_LIMIT_REACHED`, 409 `SUBDOMAIN_TAKEN` / `SUBDOMAIN_RESERVED`, 400 `INSTANCE_INPUT_INVALID`), is created in `restoring`, provisioned, filled with the backup\'s database and filestore, and started; `instance_id` is the new instance. ' +
+        'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
         'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
         'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +
         '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
       params: BackupParams,
       body: RestoreBody,
-      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, 422, 503])
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503])
     }
   }, async (request, reply) => {
     const outcome = await backups.restore(request.em, request.actor, request.params.id, request.params.backup_id, request.body)
