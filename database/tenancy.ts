@@ -16,6 +16,8 @@ const tenantColumn: Record<string, string> = {
   PortalSession: 'tenant',
   Instance: 'tenant',
   Backup: 'tenant',
+  BackupDownloadToken: 'tenant',
+  BackupSchedule: 'tenant',
   Activity: 'tenant',
   Invitation: 'tenant',
   Ticket: 'tenant',

@@ -57,3 +57,12 @@ export const RestoreResponse = Success({
   instance_id: { ...InstanceId, description: 'The instance being restored: this one (`replace`), or the new one (`new`)' },
   instance_state: { ...InstanceState, description: '`restoring` until the restore job is done; then `running`, or `error` with the reason' }
 })
+
+export const DownloadTokenResponse = Success({
+  token: Type.String({ description: 'Good for this backup\'s `download-by-token` route only, until it expires (as often as a resumed download needs); not a bearer token' }),
+  expires_in: Int4({ description: 'Seconds the token stays good' }),
+  download_url: Type.String({ description: 'The download route with the token in its query: open it in a browser or `curl -C -`' })
+})
+export const DownloadTokenQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096, description: 'The token from POST …/download-token' }))
+})

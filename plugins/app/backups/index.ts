@@ -9,10 +9,11 @@ import { createServerMajor } from './erp-server.ts'
 import { createInstanceTransitions } from '../instances/instance-transitions.ts'
 import { createRestoreJob } from './restore-job.ts'
 import { createRestoreService, type RestoreService } from './restore.service.ts'
+import { createDownloadLinks, type DownloadLinks } from './download-links.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    backups: BackupsService & RestoreService & { store: BackupStore }
+    backups: BackupsService & RestoreService & { store: BackupStore, links: DownloadLinks }
   }
 }
 
@@ -61,5 +62,6 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 6 * 3600
   }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
-  fastify.decorate('backups', { ...service, ...restore, store })
+  const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
+  fastify.decorate('backups', { ...service, ...restore, store, links })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
-import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
+import type { FastifyReply } from 'fastify'
+import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
+import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -62,11 +64,43 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/x-tar', 'application/json'],
       response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416])
     }
+  }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)))
+
+  fastify.post('/:id/backups/:backup_id/download-token', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'createBackupDownloadToken',
+      summary: 'A short-lived link to download a backup from a browser',
+      description: `Mints a token good for ${DOWNLOAD_TOKEN_SECONDS / 60} minutes for this backup's \`download-by-token\` route only (so the bearer token never goes into a URL), ` +
+        'as often as a resumed download needs. Only its SHA-256 is stored. 409 `BACKUP_NOT_COMPLETED` / `BACKUP_IN_CLUSTER` as for the download.',
+      params: BackupParams,
+      response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409])
+    }
+  }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.em, request.actor, request.params.id, request.params.backup_id) }))
+
+  fastify.get('/:id/backups/:backup_id/download-by-token', {
+    config: { auth: 'none' }, // the download token in the query is the credential (a browser link sends no header)
+    schema: {
+      tags: ['backups'],
+      operationId: 'downloadBackupWithToken',
+      summary: 'Download a backup\'s archive with a download token',
+      description: 'As `GET …/download`, with the token from `POST …/download-token` in the query instead of a bearer token. ' +
+        '401 `BACKUP_DOWNLOAD_TOKEN_INVALID` for a missing, expired or another backup\'s token (a bearer token included).',
+      params: BackupParams,
+      querystring: DownloadTokenQuery,
+      headers: DownloadHeaders,
+      produces: ['application/x-tar', 'application/json'],
+      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416])
+    }
   }, async (request, reply) => {
-    const archive = await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)
+    const { em, actor } = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
+    return sendArchive(reply, request.headers.range, await backups.archive(em, actor, request.params.id, request.params.backup_id))
+  })
+
+  function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: { key: string, size: number, fileName: string }) {
     let range
     try {
-      range = parseRange(request.headers.range, archive.size)
+      range = parseRange(rangeHeader, archive.size)
     } catch (error) {
       reply.header('content-range', `bytes */${archive.size}`)
       throw error
@@ -82,7 +116,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     reply.header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`).header('content-length', range.end - range.start + 1)
     return reply.code(206).send(backups.store.read(archive.key, range))
-  })
+  }
 
   fastify.post('/:id/backups/:backup_id/restore', {
     schema: {
