@@ -66,3 +66,18 @@ export const DownloadTokenResponse = Success({
 export const DownloadTokenQuery = Type.Object({
   token: Type.Optional(Type.String({ maxLength: 4096, description: 'The token from POST …/download-token' }))
 })
+
+const ScheduleFields = {
+  enabled: Type.Boolean({ description: 'Whether the scheduler takes a backup every day' }),
+  hour_utc: Int4({ minimum: 0, maximum: 23, description: 'The UTC hour from which the day\'s scheduled backup is taken (the scheduler looks every 5 minutes)' }),
+  keep_daily: Int4({ minimum: 0, maximum: 366, description: 'Days (today included) whose newest completed scheduled backup is kept' }),
+  keep_weekly: Int4({ minimum: 0, maximum: 520, description: 'ISO weeks (this one included) whose newest completed scheduled backup is kept' })
+}
+export const BackupScheduleBody = Type.Object(ScheduleFields, { additionalProperties: false })
+export const BackupScheduleResponse = Success({
+  schedule: Type.Object({
+    instance_id: InstanceId,
+    ...ScheduleFields,
+    last_run_on: Nullable(Type.String({ format: 'date', description: 'UTC day of the last scheduled backup taken' }))
+  }, { description: 'When scheduled backups are taken and which are kept. Retention deletes other scheduled backups (never manual ones, never the newest completed backup).' })
+})

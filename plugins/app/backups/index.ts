@@ -10,10 +10,15 @@ import { createInstanceTransitions } from '../instances/instance-transitions.ts'
 import { createRestoreJob } from './restore-job.ts'
 import { createRestoreService, type RestoreService } from './restore.service.ts'
 import { createDownloadLinks, type DownloadLinks } from './download-links.ts'
+import { BACKUP_SCHEDULER_JOB, createBackupScheduler } from './backup-scheduler.ts'
+import { createSchedulesService, type SchedulesService } from './schedules.service.ts'
+
+/** How often the scheduler looks for due schedules and expired backups. */
+const SCHEDULER_SECONDS = 300
 
 declare module 'fastify' {
   interface FastifyInstance {
-    backups: BackupsService & RestoreService & { store: BackupStore, links: DownloadLinks }
+    backups: BackupsService & RestoreService & SchedulesService & { store: BackupStore, links: DownloadLinks, runSchedulerNow: () => Promise<{ started: number, deleted: number }> }
   }
 }
 
@@ -63,5 +68,9 @@ export default fp(async (fastify) => {
     expireInSeconds: 6 * 3600
   }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
   const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
-  fastify.decorate('backups', { ...service, ...restore, store, links })
+  const schedules = createSchedulesService({ activity: fastify.activity })
+  const scheduler = fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
+    em: orm.em, sql: fastify.sql, backups: service, log: fastify.log.child({ component: 'backup-scheduler' })
+  }).run)
+  fastify.decorate('backups', { ...service, ...restore, ...schedules, store, links, runSchedulerNow: scheduler.runNow })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
 import type { FastifyReply } from 'fastify'
-import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
+import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 
@@ -96,6 +96,30 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { em, actor } = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
     return sendArchive(reply, request.headers.range, await backups.archive(em, actor, request.params.id, request.params.backup_id))
   })
+
+  fastify.get('/:id/backup-schedule', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'getBackupSchedule',
+      summary: 'The instance\'s backup schedule',
+      description: 'An instance without one answers the defaults with `enabled: false`.',
+      params: InstanceIdParams,
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => ({ success: true as const, schedule: await backups.getSchedule(request.em, request.actor, request.params.id) }))
+
+  fastify.put('/:id/backup-schedule', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'setBackupSchedule',
+      summary: 'Set the instance\'s backup schedule (admin)',
+      description: 'A scheduled backup (`kind: scheduled`) every day from `hour_utc`, taken by one scheduler across replicas; the retention job then deletes the scheduled backups ' +
+        'outside `keep_daily` days and `keep_weekly` ISO weeks (the newest completed one of each), never a manual backup and never the instance\'s newest completed backup.',
+      params: InstanceIdParams,
+      body: BackupScheduleBody,
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
+    }
+  }, async (request) => ({ success: true as const, schedule: await backups.putSchedule(request.em, request.actor, request.params.id, request.body) }))
 
   function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: { key: string, size: number, fileName: string }) {
     let range
