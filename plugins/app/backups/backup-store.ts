@@ -79,7 +79,8 @@ export function createFileBackupStore (root: string): BackupStore {
       }
     },
 
-    read: (key, range) => createReadStream(localPath(key), range === undefined ? {} : { start: range.start, end: range.end }),
+    // 1 MiB reads: a sixteenth of the syscalls and chunks of the 64 KiB default, at a fixed 1 MiB of memory per download.
+    read: (key, range) => createReadStream(localPath(key), { highWaterMark: 2 ** 20, ...(range === undefined ? {} : { start: range.start, end: range.end }) }),
 
     localPath,
 
