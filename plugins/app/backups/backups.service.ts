@@ -20,6 +20,8 @@ export interface BackupJobData {
   backupId: number
   tenantId: string
   action: 'backup' | 'restore'
+  /** For a restore: the instance being restored (what the abandoned-jobs supervisor looks for). */
+  instanceId?: number
   /** A restore into a new instance (made from the backup) instead of the backup's own. */
   targetInstanceId?: number
 }

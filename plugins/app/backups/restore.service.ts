@@ -66,7 +66,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
     const created = await deps.instances.createFor(em, actor, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
       activity.record(tx, actor, { type: 'backup.restore_requested', title: `New instance ${instance.name} from backup #${backup.id} of ${source.name} requested`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
       await tx.flush()
-      const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', targetInstanceId: instance.id }
+      const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId: instance.id, targetInstanceId: instance.id }
       await jobs.send(tx, BACKUP_QUEUE, data)
     })
     jobs.wake(BACKUP_QUEUE)
@@ -95,7 +95,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
         if (done === undefined) return undefined
         activity.record(tx, actor, { type: 'backup.restore_requested', title: `Restore of ${instance.name} from backup #${backup.id} requested`, targetType: 'backup', targetId: String(backup.id), instanceId })
         await tx.flush()
-        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore' }
+        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId }
         await jobs.send(tx, BACKUP_QUEUE, data)
         return done
       })
