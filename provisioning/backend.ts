@@ -227,4 +227,6 @@ export interface BackupRunner {
   restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
   /** Empties the data volume, then unpacks the tar `file` (as exportFilestore made it) into it. */
   importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** Removes what killed attempts left behind (one-off containers) older than `olderThanMs`; answers how many. */
+  sweep?: (olderThanMs: number) => Promise<number>
 }

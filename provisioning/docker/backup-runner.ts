@@ -131,6 +131,23 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
       })
     },
 
+    async sweep (olderThanMs) {
+      // Every one-off container is removed when its work ends; only a killed process leaves one.
+      const filters = { label: [`${LABELS.managed}=backup`, ...Object.entries(options.labels).map(([k, v]) => `${k}=${v}`)] }
+      const listed = await call('list', 'backup containers', (signal) => docker.listContainers({ all: true, filters, abortSignal: signal } as Docker.ContainerListOptions))
+      const cutoff = (Date.now() - olderThanMs) / 1000
+      let removed = 0
+      for (const info of listed.filter((c) => c.Created <= cutoff)) {
+        try {
+          await call('remove', info.Id, (signal) => docker.getContainer(info.Id).remove({ force: true, v: false, abortSignal: signal } as Docker.ContainerRemoveOptions))
+          removed++
+        } catch (error) {
+          if (!(error instanceof DockerEngineError && error.statusCode === 404)) throw error // gone meanwhile
+        }
+      }
+      return removed
+    },
+
     async importFilestore (spec, pgMajor, file) {
       const container = await oneOff(spec, pgMajor, 'filestore import', {
         Cmd: ['sh', '-c', `cd ${DATA_PATH} && rm -rf -- * .[!.]* ..?*`],

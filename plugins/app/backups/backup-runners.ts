@@ -24,6 +24,13 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
     clusterRunnerOf,
     serverMajor,
 
+    /** Removes what killed backup attempts left on every backend (one-off containers) older than `olderThanMs`. */
+    async sweep (olderThanMs: number): Promise<number> {
+      let removed = 0
+      for (const backend of backends.all()) removed += await backend.backups?.sweep?.(olderThanMs) ?? 0
+      return removed
+    },
+
     /** 503 naming the missing piece (runner, client image, engine) when a backup of `instance` can only fail. */
     async ready (instance: Pick<Instance, 'backend'>): Promise<{ runner: BackupRunner | ClusterBackupRunner, pgMajor: number }> {
       const runner = clusterRunnerOf(instance) ?? runnerOf(instance)

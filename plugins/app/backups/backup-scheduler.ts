@@ -3,7 +3,8 @@
  * replicas). It takes today's scheduled backup of every enabled schedule whose hour has come
  * (a schedule is claimed for the day before its backup is asked for, so two passes never take
  * two; a refusal that may pass, such as a backup or a state change under way, releases the claim
- * for the next pass), then applies every schedule's retention rule.
+ * for the next pass), then applies every schedule's retention rule, and removes one-off backup
+ * containers that killed attempts left behind.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
@@ -15,6 +16,8 @@ import type { BackupsService } from './backups.service.ts'
 import { expiredBackups, type RetainedBackup } from './retention.ts'
 
 export const BACKUP_SCHEDULER_JOB = 'backup-scheduler'
+/** One-off containers older than this are leftovers of killed attempts (every dump and restore is bounded by 6 h). */
+export const LEFTOVER_AGE_MS = 12 * 3600_000
 /** Refusals the next pass may not meet: the claim is released. */
 const TRANSIENT = new Set(['BACKUP_IN_PROGRESS', 'INSTANCE_BUSY', 'BACKUP_UNAVAILABLE'])
 
@@ -32,6 +35,8 @@ export interface SchedulerDeps {
   em: EntityManager
   sql: Sql
   backups: Pick<BackupsService, 'create' | 'remove'>
+  /** Sweeps leftovers of killed attempts (BackupRunners.sweep). */
+  sweep?: (olderThanMs: number) => Promise<number>
   log: Pick<FastifyBaseLogger, 'warn'>
   now?: () => Date
 }
@@ -79,7 +84,9 @@ export function createBackupScheduler (deps: SchedulerDeps) {
     async run (): Promise<{ started: number, deleted: number }> {
       const at = now()
       const started = await takeDue(at)
-      return { started, deleted: await retain(at) }
+      const deleted = await retain(at)
+      await deps.sweep?.(LEFTOVER_AGE_MS).catch((error: unknown) => { log.warn({ err: error }, 'Leftover backup containers not swept') })
+      return { started, deleted }
     }
   }
 }

@@ -70,7 +70,7 @@ export default fp(async (fastify) => {
   const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
   const schedules = createSchedulesService({ activity: fastify.activity })
   const scheduler = fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
-    em: orm.em, sql: fastify.sql, backups: service, log: fastify.log.child({ component: 'backup-scheduler' })
+    em: orm.em, sql: fastify.sql, backups: service, sweep: runners.sweep, log: fastify.log.child({ component: 'backup-scheduler' })
   }).run)
   fastify.decorate('backups', { ...service, ...restore, ...schedules, store, links, runSchedulerNow: scheduler.runNow })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })
