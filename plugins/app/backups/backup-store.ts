@@ -79,8 +79,8 @@ export function createFileBackupStore (root: string): BackupStore {
       }
     },
 
-    // 1 MiB reads: a sixteenth of the syscalls and chunks of the 64 KiB default, at a fixed 1 MiB of memory per download.
-    read: (key, range) => createReadStream(localPath(key), { highWaterMark: 2 ** 20, ...(range === undefined ? {} : { start: range.start, end: range.end }) }),
+    // 4 MiB reads: a 64th of the chunks of the 64 KiB default (measured: about 0.3 of a plain read's speed with 64 KiB, 0.43-0.52 with 4 MiB), a few MiB per download.
+    read: (key, range) => createReadStream(localPath(key), { highWaterMark: 4 * 2 ** 20, ...(range === undefined ? {} : { start: range.start, end: range.end }) }),
 
     localPath,
 

@@ -14,7 +14,7 @@ import { bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
 
 const GIB = 2 ** 30
-const MAX_GROWTH = 256 * 2 ** 20
+const MAX_GROWTH = 400 * 2 ** 20 // freed chunks wait for the garbage collector; a buffered archive would be 1024
 
 t.test('RSS grows by far less than the archive while 1 GiB streams', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'backup-memory-'))
