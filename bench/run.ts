@@ -14,7 +14,9 @@
  * (run only the scenarios whose name contains it, or one of its comma-separated parts), BENCH_TOKEN_RPS (3000: the
  * req/s the token scenario's batches of codes are sized for),
  * BENCH_DATABASE_URL / DATABASE_URL (admin connection; see bench/database.ts),
- * BENCH_LOG_LINES_PER_SECOND (200: the log fan-out scenario's write rate, bench/log-fanout.ts).
+ * BENCH_LOG_LINES_PER_SECOND (200: the log fan-out scenario's write rate, bench/log-fanout.ts),
+ * BENCH_BACKUP_MB (256) and BENCH_BACKUP_ROUNDS (3): the backup download scenario's archive size and
+ * rounds (bench/backup-download.ts).
  */
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
@@ -24,6 +26,7 @@ import { agentAccessToken } from './mcp-agent.ts'
 import { prepareMetrics } from './metrics-samples.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
 import { LOG_FANOUT_SCENARIO, measureLogFanout } from './log-fanout.ts'
+import { BACKUP_DOWNLOAD_SCENARIO, measureBackupDownload } from './backup-download.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
@@ -151,6 +154,12 @@ async function measureLogFanoutScenario (childEnv: Record<string, string>): Prom
   }, log)])
 }
 
+async function measureBackupDownloadScenario (childEnv: Record<string, string>): Promise<Measurement[]> {
+  if (!selected(BACKUP_DOWNLOAD_SCENARIO)) return []
+  return withServer('./backup-download-server.ts', { ...childEnv, BENCH_BACKUP_MB: String(setting('BENCH_BACKUP_MB', 256)) }, async (server) =>
+    measureBackupDownload(server, setting('BENCH_BACKUP_ROUNDS', 3), log))
+}
+
 // --- the run -------------------------------------------------------------------
 let exitCode = 1
 try {
@@ -159,7 +168,7 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv)])
+  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv), ...await measureBackupDownloadScenario(childEnv)])
   if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)

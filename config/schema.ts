@@ -187,6 +187,7 @@ export const ENV_SECTIONS = {
     KUBE_STORAGE_CLASS: Type.Optional(Type.String(kubeName('Storage class of the instances\' data claims; the cluster default when unset.', 'fast-ssd'))),
     KUBE_ADDONS_STORAGE_CLASS: Type.Optional(Type.String(kubeName('Storage class of each tenant\'s addons claim, which must offer ReadWriteMany. Default KUBE_STORAGE_CLASS.', 'nfs-client'))),
     KUBE_ADDONS_STORAGE_GB: Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Size of each tenant\'s addons claim, in GiB.' }),
+    KUBE_BACKUP_STORAGE_GB: Type.Integer({ minimum: 1, maximum: 10000, default: 20, description: 'Size of each tenant\'s backup claim (`backups-<tenant>`), where backup Jobs write the archives of its instances, in GiB. It counts against the tenant\'s storage quota.' }),
     KUBE_FS_GROUP: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 101, description: 'Pod fsGroup, so the image\'s user can write the data volume (the Odoo image\'s group is 101).' })
   },
   'Background jobs': {

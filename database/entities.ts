@@ -7,6 +7,8 @@ import { PortalSession } from '../plugins/app/auth/session.entity.ts'
 import { Instance } from '../plugins/app/instances/instance.entity.ts'
 import { Backup } from '../plugins/app/backups/backup.entity.ts'
 import { AddonSource } from '../plugins/app/addon-sources/addon-source.entity.ts'
+import { BackupDownloadToken } from '../plugins/app/backups/download-token.entity.ts'
+import { BackupSchedule } from '../plugins/app/backups/backup-schedule.entity.ts'
 import { Invitation } from '../plugins/app/invitations/invitation.entity.ts'
 import { MailOutbox } from '../plugins/app/mail/mail-outbox.entity.ts'
 import { ErpModule } from '../plugins/app/modules/erp-module.entity.ts'
@@ -25,7 +27,7 @@ import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
   Tenant, User, PortalSession, RateLimitCounter,
-  Instance, Backup, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
+  Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
   MetricSample, MetricHour

@@ -17,6 +17,8 @@ const tenantColumn: Record<string, string> = {
   Instance: 'tenant',
   Backup: 'tenant',
   AddonSource: 'tenant',
+  BackupDownloadToken: 'tenant',
+  BackupSchedule: 'tenant',
   Activity: 'tenant',
   Invitation: 'tenant',
   Ticket: 'tenant',

@@ -194,6 +194,20 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
 
   /** Dump and restore next to the instance (backups); absent when the backend cannot run them. */
   backups?: BackupRunner
+  /** Backups made and kept where the instance runs (a Kubernetes Job and a tenant volume), instead of `backups`. */
+  clusterBackups?: ClusterBackupRunner
+}
+
+/**
+ * A backup runner whose archives stay with the instances (a volume the control plane does
+ * not mount): it makes the whole archive there and reports where it is, its size and SHA-256.
+ */
+export interface ClusterBackupRunner {
+  check: (pgMajor: number) => Promise<void>
+  /** Makes the archive of `manifest` (every field but `parts`, which the runner adds); may be run again after a crash. */
+  archive: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, manifest: Record<string, unknown> }) => Promise<{ key: string, bytes: number, sha256: string }>
+  /** Removes an archive `archive` made; missing is fine. */
+  removeArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
 }
 
 /**
@@ -213,4 +227,6 @@ export interface BackupRunner {
   restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
   /** Empties the data volume, then unpacks the tar `file` (as exportFilestore made it) into it. */
   importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** Removes what killed attempts left behind (one-off containers) older than `olderThanMs`; answers how many. */
+  sweep?: (olderThanMs: number) => Promise<number>
 }

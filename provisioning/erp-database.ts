@@ -36,6 +36,16 @@ export interface ErpDatabases {
   ensure: (instanceId: string) => Promise<DatabaseCredentials>
   /** Drops the database (disconnecting its sessions) and the role; missing ones are fine. */
   drop: (instanceId: string) => Promise<void>
+  /**
+   * A fresh, empty database beside the instance's (`<name>_restore`, a leftover one dropped first),
+   * owned by the instance's role: a restore loads into it while the instance's own stays whole.
+   */
+  stage: (instanceId: string) => Promise<DatabaseCredentials>
+  /**
+   * Puts the staged database in the instance's place and drops the one it replaces. Run again
+   * after a crash it finishes the swap; without a staged database it changes nothing.
+   */
+  promote: (instanceId: string) => Promise<void>
   /** Bytes per instance id, in one query; instances without a database are absent. */
   sizes: (instanceIds: string[]) => Promise<Map<string, number>>
   /** True when both the database and the role exist. */
@@ -115,40 +125,75 @@ export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases 
     }
   }
 
+  async function ensure (instanceId: string): Promise<DatabaseCredentials> {
+    const names = erpDatabaseNames(instanceId)
+    const password = erpDatabasePassword(options.passwordKey, instanceId)
+    const role = pg.escapeIdentifier(names.role)
+    const database = pg.escapeIdentifier(names.database)
+    await locked(names, async (client) => {
+      const found = await client.query<{ role: boolean, database: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS role,
+                EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS database`, [names.role, names.database])
+      const { role: hasRole, database: hasDatabase } = found.rows[0] ?? { role: false, database: false }
+      // The password only ever goes into ALTER ROLE, which does not fail: a failed
+      // statement is written to the server log with its text.
+      if (!hasRole) await ignoringDuplicates(client, `CREATE ROLE ${role}`)
+      await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS ` +
+        `CONNECTION LIMIT ${connectionLimit} PASSWORD ${pg.escapeLiteral(password)}`)
+      if (!hasDatabase) {
+        await ignoringDuplicates(client, `CREATE DATABASE ${database} OWNER ${role} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'`)
+      }
+      await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${database} FROM PUBLIC`)
+      await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`)
+      await ownPublicSchema(names)
+    })
+    return { host, port, name: names.database, user: names.role, password }
+  }
+
   return {
     host,
     port,
     namesFor: erpDatabaseNames,
 
-    async ensure (instanceId) {
+    ensure,
+
+    async stage (instanceId) {
       const names = erpDatabaseNames(instanceId)
-      const password = erpDatabasePassword(options.passwordKey, instanceId)
-      const role = pg.escapeIdentifier(names.role)
-      const database = pg.escapeIdentifier(names.database)
+      const credentials = await ensure(instanceId) // the role, with its password
+      const staged = { ...names, database: `${names.database}_restore` }
+      const database = pg.escapeIdentifier(staged.database)
       await locked(names, async (client) => {
-        const found = await client.query<{ role: boolean, database: boolean }>(
-          `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS role,
-                  EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS database`, [names.role, names.database])
-        const { role: hasRole, database: hasDatabase } = found.rows[0] ?? { role: false, database: false }
-        // The password only ever goes into ALTER ROLE, which does not fail: a failed
-        // statement is written to the server log with its text.
-        if (!hasRole) await ignoringDuplicates(client, `CREATE ROLE ${role}`)
-        await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS ` +
-          `CONNECTION LIMIT ${connectionLimit} PASSWORD ${pg.escapeLiteral(password)}`)
-        if (!hasDatabase) {
-          await ignoringDuplicates(client, `CREATE DATABASE ${database} OWNER ${role} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'`)
-        }
+        await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+        await client.query(`CREATE DATABASE ${database} OWNER ${pg.escapeIdentifier(names.role)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'`)
         await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${database} FROM PUBLIC`)
-        await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${role}`)
-        await ownPublicSchema(names)
+        await client.query(`GRANT CONNECT ON DATABASE ${database} TO ${pg.escapeIdentifier(names.role)}`)
       })
-      return { host, port, name: names.database, user: names.role, password }
+      await ownPublicSchema(staged)
+      return { ...credentials, name: staged.database }
+    },
+
+    async promote (instanceId) {
+      const names = erpDatabaseNames(instanceId)
+      const [live, staged, old] = [names.database, `${names.database}_restore`, `${names.database}_old`]
+      const id = pg.escapeIdentifier
+      await locked(names, async (client) => {
+        const present = async (name: string): Promise<boolean> => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
+        if (await present(staged)) {
+          if (await present(live)) {
+            await client.query(`DROP DATABASE IF EXISTS ${id(old)} WITH (FORCE)`)
+            await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [live])
+            await client.query(`ALTER DATABASE ${id(live)} RENAME TO ${id(old)}`)
+          }
+          await client.query(`ALTER DATABASE ${id(staged)} RENAME TO ${id(live)}`)
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${id(old)} WITH (FORCE)`)
+      })
     },
 
     async drop (instanceId) {
       const names = erpDatabaseNames(instanceId)
       await locked(names, async (client) => {
-        await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(names.database)} WITH (FORCE)`)
+        for (const name of [names.database, `${names.database}_restore`, `${names.database}_old`]) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)
         await client.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(names.role)}`)
       })
     },

@@ -71,7 +71,9 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
         healthPath: config.ERP_HEALTH_PATH,
-        stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS
+        stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
+        backupImage: config.BACKUP_IMAGE,
+        backupStorageGb: config.KUBE_BACKUP_STORAGE_GB
       })
     }
   }

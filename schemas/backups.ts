@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { BACKUP_KINDS, BACKUP_STATES } from '../plugins/app/backups/backup.entity.ts'
 import { BigInt53, InstanceId, Int4, Pagination, Success } from './common.ts'
-import { InstanceState } from './instances.ts'
+import { CreateInstanceBody, InstanceState } from './instances.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>> (schema: T) => Type.Union([schema, Type.Null()])
 const Stamp = Type.String({ format: 'date-time' })
@@ -40,12 +40,44 @@ export const DownloadHeaders = Type.Object({
 /** Sent as a stream (never serialized): typed as one, documented as binary. */
 export const ArchiveBytes = Type.Unsafe<NodeJS.ReadableStream>({ type: 'string', format: 'binary', description: 'The archive (a tar), or the requested range of it' })
 
-export const RestoreBody = Type.Object({
-  mode: Type.Literal('replace', { description: '`replace`: restore over this instance (its database and filestore are replaced)' }),
-  confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again: a restore in place replaces all its data' })
-}, { additionalProperties: false })
+export const RestoreBody = Type.Union([
+  Type.Object({
+    mode: Type.Literal('replace', { description: '`replace`: restore over this instance (its database and filestore are replaced)' }),
+    confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again: a restore in place replaces all its data' })
+  }, { additionalProperties: false, title: 'In place' }),
+  Type.Object({
+    mode: Type.Literal('new', { description: '`new`: a new instance made from the backup (one of the plan\'s instance slots)' }),
+    name: CreateInstanceBody.properties.name,
+    subdomain: CreateInstanceBody.properties.subdomain
+  }, { additionalProperties: false, title: 'As a new instance' })
+])
 
 export const RestoreResponse = Success({
   backup: Backup,
+  instance_id: { ...InstanceId, description: 'The instance being restored: this one (`replace`), or the new one (`new`)' },
   instance_state: { ...InstanceState, description: '`restoring` until the restore job is done; then `running`, or `error` with the reason' }
+})
+
+export const DownloadTokenResponse = Success({
+  token: Type.String({ description: 'Good for this backup\'s `download-by-token` route only, until it expires (as often as a resumed download needs); not a bearer token' }),
+  expires_in: Int4({ description: 'Seconds the token stays good' }),
+  download_url: Type.String({ description: 'The download route with the token in its query: open it in a browser or `curl -C -`' })
+})
+export const DownloadTokenQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096, description: 'The token from POST …/download-token' }))
+})
+
+const ScheduleFields = {
+  enabled: Type.Boolean({ description: 'Whether the scheduler takes a backup every day' }),
+  hour_utc: Int4({ minimum: 0, maximum: 23, description: 'The UTC hour from which the day\'s scheduled backup is taken (the scheduler looks every 5 minutes)' }),
+  keep_daily: Int4({ minimum: 0, maximum: 366, description: 'Days (today included) whose newest completed scheduled backup is kept' }),
+  keep_weekly: Int4({ minimum: 0, maximum: 520, description: 'ISO weeks (this one included) whose newest completed scheduled backup is kept' })
+}
+export const BackupScheduleBody = Type.Object(ScheduleFields, { additionalProperties: false })
+export const BackupScheduleResponse = Success({
+  schedule: Type.Object({
+    instance_id: InstanceId,
+    ...ScheduleFields,
+    last_run_on: Nullable(Type.String({ format: 'date', description: 'UTC day of the last scheduled backup taken' }))
+  }, { description: 'When scheduled backups are taken and which are kept. Retention deletes other scheduled backups (never manual ones, never the newest completed backup).' })
 })

@@ -14,6 +14,7 @@ import { saveSingleFile, singleFileTar } from './backup-files.ts'
 import { isHostLocal } from './container-config.ts'
 import { DockerEngineError, type EngineCall } from './engine-calls.ts'
 import { ensureImage } from './image.ts'
+import { demuxFrames } from './logs.ts'
 import { dataVolumeName, LABELS } from './names.ts'
 
 export const PG_MAJOR_PLACEHOLDER = '{pg_major}'
@@ -61,8 +62,7 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
     const result = await call('wait', what, (signal) => container.wait({ abortSignal: signal }), runTimeoutMs) as { StatusCode: number }
     if (result.StatusCode !== 0) {
       const logs = await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer
-      // Multiplexed log frames: an 8-byte header before each chunk.
-      const text = demux(logs).trim().slice(-800)
+      const text = demuxFrames(logs).text.trim().slice(-800)
       throw new Error(`${what} exited with code ${result.StatusCode}${text === '' ? '' : `: ${text}`}`)
     }
   }
@@ -131,6 +131,23 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
       })
     },
 
+    async sweep (olderThanMs) {
+      // Every one-off container is removed when its work ends; only a killed process leaves one.
+      const filters = { label: [`${LABELS.managed}=backup`, ...Object.entries(options.labels).map(([k, v]) => `${k}=${v}`)] }
+      const listed = await call('list', 'backup containers', (signal) => docker.listContainers({ all: true, filters, abortSignal: signal } as Docker.ContainerListOptions))
+      const cutoff = (Date.now() - olderThanMs) / 1000
+      let removed = 0
+      for (const info of listed.filter((c) => c.Created <= cutoff)) {
+        try {
+          await call('remove', info.Id, (signal) => docker.getContainer(info.Id).remove({ force: true, v: false, abortSignal: signal } as Docker.ContainerRemoveOptions))
+          removed++
+        } catch (error) {
+          if (!(error instanceof DockerEngineError && error.statusCode === 404)) throw error // gone meanwhile
+        }
+      }
+      return removed
+    },
+
     async importFilestore (spec, pgMajor, file) {
       const container = await oneOff(spec, pgMajor, 'filestore import', {
         Cmd: ['sh', '-c', `cd ${DATA_PATH} && rm -rf -- * .[!.]* ..?*`],
@@ -142,16 +159,4 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
       })
     }
   }
-}
-
-/** The text of multiplexed log frames (an 8-byte header before each chunk). */
-function demux (buffer: Buffer): string {
-  let text = ''
-  let offset = 0
-  while (offset + 8 <= buffer.length) {
-    const size = buffer.readUInt32BE(offset + 4)
-    text += buffer.subarray(offset + 8, offset + 8 + size).toString('utf8')
-    offset += 8 + size
-  }
-  return offset === 0 ? buffer.toString('utf8') : text
 }

@@ -11,6 +11,35 @@ import { containerName } from './names.ts'
 
 const STREAMS: Record<number, LogLine['stream']> = { 1: 'stdout', 2: 'stderr' }
 
+export interface Demuxed {
+  stdout: string
+  stderr: string
+  /** Both streams, in the engine's order. */
+  text: string
+}
+
+/**
+ * A whole buffer of frames, split by stream. What does not parse as a frame (a TTY container's
+ * plain output, a torn tail) is kept as stdout.
+ */
+export function demuxFrames (buffer: Buffer): Demuxed {
+  const out: Buffer[] = []
+  const err: Buffer[] = []
+  const all: Buffer[] = []
+  let offset = 0
+  while (offset + 8 <= buffer.length) {
+    const type = buffer[offset]
+    const length = buffer.readUInt32BE(offset + 4)
+    if ((type !== 0 && type !== 1 && type !== 2) || buffer[offset + 1] !== 0 || offset + 8 + length > buffer.length) break
+    const payload = buffer.subarray(offset + 8, offset + 8 + length)
+    ;(type === 2 ? err : out).push(payload)
+    all.push(payload)
+    offset += 8 + length
+  }
+  if (offset < buffer.length) { out.push(buffer.subarray(offset)); all.push(buffer.subarray(offset)) }
+  return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), text: Buffer.concat(all).toString('utf8') }
+}
+
 /** Turns the engine's frames into lines, chunk by chunk (a frame or a line may span chunks). */
 export class FrameReader {
   #pending: Buffer = Buffer.alloc(0)

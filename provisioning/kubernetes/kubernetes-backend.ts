@@ -1,6 +1,7 @@
-import { BackendUnavailableError, type ProvisioningBackend } from '../backend.ts'
+import { BackendUnavailableError, type ClusterBackupRunner, type ProvisioningBackend } from '../backend.ts'
 import { createApiCaller } from './api-call.ts'
 import { KubernetesApiError } from './api-errors.ts'
+import { createKubernetesBackupRunner } from './backup-job.ts'
 import { createInstanceOps } from './instance-ops.ts'
 import { createKubeJobs, type KubeJobs } from './jobs.ts'
 import { createKubeApi } from './kube-api.ts'
@@ -16,6 +17,7 @@ export interface KubernetesBackend extends ProvisioningBackend {
   removeTenant: (tenantSubdomain: string) => Promise<void>
   /** One-off Jobs in a tenant namespace, through the backend's API caller (timeouts, retries). */
   jobs: KubeJobs
+  clusterBackups: ClusterBackupRunner
   close: () => Promise<void>
 }
 
@@ -33,6 +35,7 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
   const tenants = createTenantOps(api, options)
   const instances = createInstanceOps(api, tenants, options)
   const observing = createObserveOps(api)
+  const jobs = createKubeJobs(options.kubeConfig, call)
 
   return {
     name: 'kubernetes',
@@ -55,7 +58,11 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,
     removeTenant: tenants.removeTenant,
-    jobs: createKubeJobs(options.kubeConfig, call),
+    jobs,
+    clusterBackups: createKubernetesBackupRunner(api, jobs, {
+      imageTemplate: options.backupImage, storageClass: options.storageClass, claimGb: options.backupStorageGb,
+      fieldManager: options.fieldManager, timeoutMs: options.backupTimeoutMs, pollMs: options.backupPollMs
+    }),
     // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.
     async close () {}
   }

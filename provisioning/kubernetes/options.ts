@@ -26,6 +26,14 @@ export interface KubernetesBackendOptions {
   stopGraceSeconds?: number
   /** Pod `securityContext.fsGroup`, so the image's user can write the data volume (the Odoo image's group is 101) [KUBE_FS_GROUP, default 101]. */
   fsGroup?: number
+  /** Image of the backup Jobs, `{pg_major}` filled in [BACKUP_IMAGE, default `postgres:{pg_major}`]. */
+  backupImage?: string
+  /** Size of the per-tenant backup claim [KUBE_BACKUP_STORAGE_GB, default 20]. */
+  backupStorageGb?: number
+  /** Bound of one backup Job [default 6 h]. */
+  backupTimeoutMs?: number
+  /** How often a running backup Job is polled [default 2000]. */
+  backupPollMs?: number
   /** Server-side apply field manager [default `erp-portal`]. */
   fieldManager?: string
   /** Bound on every API request, connection included [default 10000]. */
@@ -58,6 +66,10 @@ export function resolveOptions (options: KubernetesBackendOptions): ResolvedOpti
     healthPath: options.healthPath ?? '/web/health',
     stopGraceSeconds: options.stopGraceSeconds ?? 30,
     fsGroup: options.fsGroup ?? 101,
+    backupImage: options.backupImage ?? 'postgres:{pg_major}',
+    backupStorageGb: options.backupStorageGb ?? 20,
+    backupTimeoutMs: options.backupTimeoutMs ?? 6 * 3600_000,
+    backupPollMs: options.backupPollMs ?? 2000,
     fieldManager: options.fieldManager ?? 'erp-portal',
     callTimeoutMs,
     retries: options.retries ?? 4,

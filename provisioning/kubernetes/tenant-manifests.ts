@@ -8,21 +8,29 @@ export function namespaceManifest (tenantSubdomain: string, tenantId: string): V
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespaceOf(tenantSubdomain), labels: tenantLabels(tenantSubdomain, tenantId) } }
 }
 
+/** Room in the quota for one backup Job at a time, so a tenant using its whole plan can still be backed up. */
+export interface QuotaExtras {
+  /** The addons and backup claims. */
+  storageGb: number
+  memoryMb: number
+  cpuMillicores: number
+}
+
 /**
- * The subscription's limits. `requests.storage` also covers the addons claim, so the
- * tenant's `storageGb` is left whole for the instances' filestores. Only limits are
- * listed: every ERP pod sets them, and a quota on requests would refuse pods without.
+ * The subscription's limits. `requests.storage` also covers the addons and backup claims, and
+ * the compute limits a backup Job's pod, so the tenant's plan is left whole for its instances.
+ * Only limits are listed: every ERP pod sets them, and a quota on requests would refuse pods without.
  */
-export function quotaManifest (tenantSubdomain: string, quota: TenantQuota, addonsStorageGb: number): V1ResourceQuota {
+export function quotaManifest (tenantSubdomain: string, quota: TenantQuota, extras: QuotaExtras): V1ResourceQuota {
   return {
     apiVersion: 'v1',
     kind: 'ResourceQuota',
     metadata: { name: QUOTA_NAME, namespace: namespaceOf(tenantSubdomain), labels: { [LABEL.managedBy]: MANAGED_BY } },
     spec: {
       hard: {
-        'limits.memory': mebibytes(quota.memoryMb),
-        'limits.cpu': millicores(quota.cpuMillicores),
-        'requests.storage': gibibytes(quota.storageGb + addonsStorageGb),
+        'limits.memory': mebibytes(quota.memoryMb + extras.memoryMb),
+        'limits.cpu': millicores(quota.cpuMillicores + extras.cpuMillicores),
+        'requests.storage': gibibytes(quota.storageGb + extras.storageGb),
         'count/deployments.apps': String(quota.instances)
       }
     }

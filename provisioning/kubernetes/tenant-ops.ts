@@ -1,5 +1,6 @@
 /** A tenant's shared objects: namespace, quota, addons claim. */
 import type { TenantQuota } from '../backend.ts'
+import { BACKUP_JOB_LIMITS } from './backup-job.ts'
 import { ensureClaim } from './claims.ts'
 import type { KubeApi } from './kube-api.ts'
 import { namespaceOf } from './names.ts'
@@ -22,7 +23,8 @@ export function createTenantOps (api: KubeApi, options: ResolvedOptions): Tenant
     async ensureTenant (tenantSubdomain, tenantId, quota) {
       await api.apply(namespaceManifest(tenantSubdomain, tenantId), manager)
       // The quota first: the claim counts against it.
-      await api.apply(quotaManifest(tenantSubdomain, quota, options.addonsStorageGb), manager)
+      const extras = { storageGb: options.addonsStorageGb + options.backupStorageGb, memoryMb: BACKUP_JOB_LIMITS.memoryMb, cpuMillicores: BACKUP_JOB_LIMITS.cpuMillicores }
+      await api.apply(quotaManifest(tenantSubdomain, quota, extras), manager)
       await ensureClaim(api, addonsClaim(tenantSubdomain), manager)
     },
     async ensureTenantBasics (tenantSubdomain, tenantId) {

@@ -56,6 +56,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/oauth/handoff/consume': { access: 'public' },
   // Opened with a stream token in the query instead of a portal token (test/routes/api/instances/instances-logs-docker.test.ts).
   'GET /api/instances/:id/logs/stream': { access: 'public' },
+  // Opened with a download token in the query instead of a portal token (test/routes/api/instances/backups-download-token.test.ts).
+  'GET /api/instances/:id/backups/:backup_id/download-by-token': { access: 'public' },
   'GET /.well-known/oauth-protected-resource': { access: 'public' },
   'GET /.well-known/oauth-protected-resource/api/mcp': { access: 'public' },
   'GET /login': { access: 'public' },
@@ -87,6 +89,9 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /api/instances/:id/backups': { access: 'member', resource: 'instance' },
   'GET /api/instances/:id/backups/:backup_id': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
   'GET /api/instances/:id/backups/:backup_id/download': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
+  'GET /api/instances/:id/backup-schedule': { access: 'member', resource: 'instance' },
+  'PUT /api/instances/:id/backup-schedule': { access: 'admin', resource: 'instance', body: { enabled: true, hour_utc: 2, keep_daily: 7, keep_weekly: 4 } },
+  'POST /api/instances/:id/backups/:backup_id/download-token': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
   'POST /api/instances/:id/backups/:backup_id/restore': { access: 'admin', resource: 'instance', params: { backup_id: '1' }, body: { mode: 'replace', confirm: 'owned' } },
   'DELETE /api/instances/:id/backups/:backup_id': { access: 'admin', resource: 'instance', params: { backup_id: '1' } },
   'GET /api/instances/:id/logs/stream-token': { access: 'member', resource: 'instance' },

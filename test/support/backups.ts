@@ -10,6 +10,7 @@ import pg from 'pg'
 import { dockerClient, testImage } from './docker/engine.ts'
 import { bearer } from './accounts.ts'
 import { erpDatabaseNames } from '../../provisioning/erp-database.ts'
+import { demuxFrames } from '../../provisioning/docker/logs.ts'
 
 const BUILD_SCRIPT = fileURLToPath(new URL('./docker/build-backup-image.sh', import.meta.url))
 let built: Promise<string> | undefined
@@ -56,23 +57,12 @@ export async function inFilestore (subdomain: string, script: string): Promise<s
     await container.start()
     const { StatusCode } = await container.wait() as { StatusCode: number }
     const logs = (await container.logs({ stdout: true, stderr: true }) as unknown as Buffer)
-    const text = demux(logs)
+    const text = demuxFrames(logs).text
     if (StatusCode !== 0) throw new Error(`filestore script exited ${StatusCode}: ${text}`)
     return text
   } finally {
     await container.remove({ force: true })
   }
-}
-
-function demux (buffer: Buffer): string {
-  let text = ''
-  let offset = 0
-  while (offset + 8 <= buffer.length) {
-    const size = buffer.readUInt32BE(offset + 4)
-    text += buffer.subarray(offset + 8, offset + 8 + size).toString('utf8')
-    offset += 8 + size
-  }
-  return text
 }
 
 export interface BackupAnswer { id: number, state: string, step: string | null, size: number | null, sha256: string | null, error: string | null }

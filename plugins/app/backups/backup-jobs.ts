@@ -23,6 +23,7 @@ import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
+import type { InstanceSpec } from '../../../provisioning/backend.ts'
 
 export interface BackupJobDeps {
   em: EntityManager
@@ -61,6 +62,25 @@ export function createBackupJob (deps: BackupJobDeps) {
     })
   }
 
+  /** Dump and filestore through the backend's runner into scratch files, then the archive into the store. */
+  async function archiveHere (em: EntityManager, backup: Backup, spec: InstanceSpec, pgMajor: number, head: Omit<BackupManifest, 'parts'>): Promise<{ key: string, bytes: number, sha256: string }> {
+    const runner = runners.runnerOf(backup.instance)
+    const scratch = await store.scratch(`backup-${backup.id}`)
+    try {
+      await step(em, backup, 'dumping the database')
+      await runner.dumpDatabase(spec, pgMajor, join(scratch.dir, PARTS.database))
+      await step(em, backup, 'copying the filestore')
+      await runner.exportFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
+      await step(em, backup, 'writing the archive')
+      const manifest: BackupManifest = { ...head, parts: await describeParts(scratch.dir) }
+      const key = store.keyFor(backup.tenant.id, backup.instance.id, backup.id)
+      const written = await store.save(key, (file) => writeArchive(file, manifest, scratch.dir))
+      return { key, ...written }
+    } finally {
+      await scratch.done()
+    }
+  }
+
   return async function backupJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const { em, backup } = await load(tenantId, backupId)
@@ -70,32 +90,24 @@ export function createBackupJob (deps: BackupJobDeps) {
     try {
       backup.state = 'running'
       backup.startedAt ??= new Date()
-      await step(em, backup, 'dumping the database')
-      const runner = runners.runnerOf(instance)
       const pgMajor = await runners.serverMajor()
       const spec = await instanceSpec(instance, deps.databases, deps.instancesDomain)
-      const scratch = await store.scratch(`backup-${backup.id}`)
+      const manifest: Omit<BackupManifest, 'parts'> = {
+        format: ARCHIVE_FORMAT,
+        backup_id: backup.id,
+        created_at: backup.createdAt.toISOString(),
+        instance: { id: instance.id, name: instance.name, subdomain: instance.subdomain },
+        tenant: { id: instance.tenant.id, subdomain: instance.tenant.subdomain },
+        erp_version: instance.erpVersion,
+        pg_major: pgMajor
+      }
+      const cluster = runners.clusterRunnerOf(instance)
       let archive: { key: string, bytes: number, sha256: string }
-      try {
-        await runner.dumpDatabase(spec, pgMajor, join(scratch.dir, PARTS.database))
-        await step(em, backup, 'copying the filestore')
-        await runner.exportFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
-        await step(em, backup, 'writing the archive')
-        const manifest: BackupManifest = {
-          format: ARCHIVE_FORMAT,
-          backup_id: backup.id,
-          created_at: backup.createdAt.toISOString(),
-          instance: { id: instance.id, name: instance.name, subdomain: instance.subdomain },
-          tenant: { id: instance.tenant.id, subdomain: instance.tenant.subdomain },
-          erp_version: instance.erpVersion,
-          pg_major: pgMajor,
-          parts: await describeParts(scratch.dir)
-        }
-        const key = store.keyFor(tenantId, instance.id, backup.id)
-        const written = await store.save(key, (file) => writeArchive(file, manifest, scratch.dir))
-        archive = { key, ...written }
-      } finally {
-        await scratch.done()
+      if (cluster !== undefined) {
+        await step(em, backup, 'running the backup job in the cluster')
+        archive = await cluster.archive(spec, pgMajor, { backupId: backup.id, manifest: { ...manifest } })
+      } else {
+        archive = await archiveHere(em, backup, spec, pgMajor, manifest)
       }
       await finish(tenantId, backupId, (done) => {
         const completedAt = new Date()

@@ -1,10 +1,15 @@
-import { BackendUnavailableError, type BackupRunner } from '../../../provisioning/backend.ts'
+import { BackendUnavailableError, type BackupRunner, type ClusterBackupRunner } from '../../../provisioning/backend.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { Instance } from '../instances/instance.entity.ts'
 import { BackupUnavailable } from './backups.errors.ts'
 
 /** The backup runner of an instance's backend, and the database server's major version it must match. */
 export function createBackupRunners ({ backends, serverMajor }: { backends: BackendRegistry, serverMajor: () => Promise<number> }) {
+  /** The runner whose archives stay where the instance runs (a Kubernetes Job), if the backend has one. */
+  function clusterRunnerOf (instance: Pick<Instance, 'backend'>): ClusterBackupRunner | undefined {
+    return backends.get(instance.backend).clusterBackups
+  }
+
   function runnerOf (instance: Pick<Instance, 'backend'>): BackupRunner {
     const runner = backends.get(instance.backend).backups
     if (runner === undefined) {
@@ -16,11 +21,19 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
 
   return {
     runnerOf,
+    clusterRunnerOf,
     serverMajor,
 
+    /** Removes what killed backup attempts left on every backend (one-off containers) older than `olderThanMs`. */
+    async sweep (olderThanMs: number): Promise<number> {
+      let removed = 0
+      for (const backend of backends.all()) removed += await backend.backups?.sweep?.(olderThanMs) ?? 0
+      return removed
+    },
+
     /** 503 naming the missing piece (runner, client image, engine) when a backup of `instance` can only fail. */
-    async ready (instance: Pick<Instance, 'backend'>): Promise<{ runner: BackupRunner, pgMajor: number }> {
-      const runner = runnerOf(instance)
+    async ready (instance: Pick<Instance, 'backend'>): Promise<{ runner: BackupRunner | ClusterBackupRunner, pgMajor: number }> {
+      const runner = clusterRunnerOf(instance) ?? runnerOf(instance)
       const pgMajor = await serverMajor().catch((error: unknown) => {
         throw BackupUnavailable(`The ERP database server does not answer: ${(error as Error).message}`, { missing: 'database server' })
       })

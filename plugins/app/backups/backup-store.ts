@@ -31,6 +31,9 @@ export interface BackupStore {
 
 const TEMP_MARK = '.partial-'
 
+/** Whether the control plane's store holds the archive; a backend's own location (`kubernetes:<claim>/…`) has a scheme. */
+export const inStore = (key: string): boolean => !key.includes(':')
+
 export function createFileBackupStore (root: string): BackupStore {
   const base = resolve(root)
 
@@ -76,7 +79,8 @@ export function createFileBackupStore (root: string): BackupStore {
       }
     },
 
-    read: (key, range) => createReadStream(localPath(key), range === undefined ? {} : { start: range.start, end: range.end }),
+    // 4 MiB reads: a 64th of the chunks of the 64 KiB default (measured: about 0.3 of a plain read's speed with 64 KiB, 0.43-0.52 with 4 MiB), a few MiB per download.
+    read: (key, range) => createReadStream(localPath(key), { highWaterMark: 4 * 2 ** 20, ...(range === undefined ? {} : { start: range.start, end: range.end }) }),
 
     localPath,
 

@@ -7,3 +7,5 @@ export const BackupCorrupt = defineError('BACKUP_CORRUPT', 'The backup archive i
 export const BackupConfirmationMismatch = defineError('BACKUP_CONFIRMATION_MISMATCH', 'Type the instance\'s subdomain in `confirm` to restore over it', 400)
 export const BackupUnavailable = defineError('BACKUP_UNAVAILABLE', 'Backups cannot run here', 503)
 export const BackupRangeInvalid = defineError('BACKUP_RANGE_NOT_SATISFIABLE', 'The requested range is outside the archive', 416)
+export const BackupInCluster = defineError('BACKUP_IN_CLUSTER', 'The archive is kept in the cluster, beside the instance', 409)
+export const BackupDownloadTokenInvalid = defineError('BACKUP_DOWNLOAD_TOKEN_INVALID', 'The download token is missing, expired, or not for this backup: ask POST /api/instances/{id}/backups/{backup_id}/download-token for a new one', 401)

@@ -10,9 +10,9 @@ import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/in
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { ACTIVE_BACKUP_STATES, Backup, type BackupKind } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
-import type { BackupStore } from './backup-store.ts'
+import { inStore, type BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { BackupInProgress, BackupNotCompleted, BackupNotFound } from './backups.errors.ts'
+import { BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound } from './backups.errors.ts'
 
 export const BACKUP_QUEUE = 'instance-backups'
 
@@ -20,6 +20,10 @@ export interface BackupJobData {
   backupId: number
   tenantId: string
   action: 'backup' | 'restore'
+  /** For a restore: the instance being restored (what the abandoned-jobs supervisor looks for). */
+  instanceId?: number
+  /** A restore into a new instance (made from the backup) instead of the backup's own. */
+  targetInstanceId?: number
 }
 
 export interface BackupsServiceDeps {
@@ -104,6 +108,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     async archive (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<{ key: string, size: number, fileName: string }> {
       const backup = await backupOf(em, instanceId, backupId)
       if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be downloaded`, { state: backup.state })
+      if (!inStore(backup.archiveKey)) throw archiveInCluster(backup.archiveKey)
       const size = await store.size(backup.archiveKey)
       if (size === undefined) throw BackupNotFound('The backup\'s archive is missing from the backup store')
       const instance = await instanceOf(em, instanceId)
@@ -115,6 +120,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     async remove (em: EntityManager, actor: Actor, instanceId: number, backupId: number): Promise<void> {
       requireAdmin(actor, 'delete backups')
       const instance = await instanceOf(em, instanceId)
+      let removedMajor: number | null | undefined
       const key = await em.transactional(async (tx) => {
         const backup = await backupOf(tx, instanceId, backupId, true)
         if (ACTIVE_BACKUP_STATES.includes(backup.state)) throw BackupInProgress('The backup is still under way: delete it once it has finished')
@@ -125,14 +131,21 @@ export function createBackupsService (deps: BackupsServiceDeps) {
           targetId: String(backup.id),
           instanceId: instance.id
         })
+        removedMajor = backup.pgMajor
         tx.remove(backup)
         await tx.flush()
         return backup.archiveKey ?? store.keyFor(actor.tenantId, instance.id, backup.id)
       })
       // After the commit: a crash in between leaves a file without a record, never a record without its file.
-      await store.remove(key)
+      if (inStore(key)) await store.remove(key)
+      else await runners.clusterRunnerOf(instance)?.removeArchive({ instanceId: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }, removedMajor ?? await runners.serverMajor(), key)
     }
   }
+}
+
+/** 409: the archive lives on the tenant's backup volume in the cluster, which the control plane does not mount. */
+export function archiveInCluster (key: string): Error {
+  return BackupInCluster('The archive is kept in the cluster, on the tenant\'s backup volume, which the portal does not mount: it cannot be downloaded or restored through the portal yet', { location: key })
 }
 
 export type BackupsService = ReturnType<typeof createBackupsService>

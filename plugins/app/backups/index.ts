@@ -9,10 +9,16 @@ import { createServerMajor } from './erp-server.ts'
 import { createInstanceTransitions } from '../instances/instance-transitions.ts'
 import { createRestoreJob } from './restore-job.ts'
 import { createRestoreService, type RestoreService } from './restore.service.ts'
+import { createDownloadLinks, type DownloadLinks } from './download-links.ts'
+import { BACKUP_SCHEDULER_JOB, createBackupScheduler } from './backup-scheduler.ts'
+import { createSchedulesService, type SchedulesService } from './schedules.service.ts'
+
+/** How often the scheduler looks for due schedules and expired backups. */
+const SCHEDULER_SECONDS = 300
 
 declare module 'fastify' {
   interface FastifyInstance {
-    backups: BackupsService & RestoreService & { store: BackupStore }
+    backups: BackupsService & RestoreService & SchedulesService & { store: BackupStore, links: DownloadLinks, runSchedulerNow: () => Promise<{ started: number, deleted: number }> }
   }
 }
 
@@ -31,7 +37,7 @@ export default fp(async (fastify) => {
   })
   const service = createBackupsService({ jobs: fastify.jobs, activity: fastify.activity, runners, store })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
-  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service })
+  const restore = createRestoreService({ jobs: fastify.jobs, activity: fastify.activity, transitions, runners, store, backups: service, instances: fastify.instances })
   const restoreJob = createRestoreJob({
     em: orm.em,
     activity: fastify.activity,
@@ -61,5 +67,10 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 6 * 3600
   }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
-  fastify.decorate('backups', { ...service, ...restore, store })
+  const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
+  const schedules = createSchedulesService({ activity: fastify.activity })
+  const scheduler = fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
+    em: orm.em, sql: fastify.sql, backups: service, sweep: runners.sweep, log: fastify.log.child({ component: 'backup-scheduler' })
+  }).run)
+  fastify.decorate('backups', { ...service, ...restore, ...schedules, store, links, runSchedulerNow: scheduler.runNow })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

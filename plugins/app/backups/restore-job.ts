@@ -1,9 +1,11 @@
 /**
  * The restore-in-place job. The archive is unpacked and every part checked
  * against the manifest before the instance is touched; then the instance is
- * stopped, its database recreated empty and filled with pg_restore --clean
- * (so tables made after the backup do not survive), its filestore emptied and
- * unpacked, and the instance started again. Idempotent: it works only while
+ * stopped, the backup loaded with pg_restore into a fresh database beside the
+ * instance's, which takes its place only once the load succeeded (so a failed
+ * load leaves the instance's data as it was, and tables made after the backup
+ * do not survive a successful one), its filestore emptied and unpacked, and the
+ * instance started again. Idempotent: it works only while
  * the instance is `restoring`, and each step converges when run again. The
  * last failed attempt puts the instance in `error` with the reason.
  */
@@ -25,6 +27,8 @@ import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
+import { Instance } from '../instances/instance.entity.ts'
+import { subscriptionSize, tenantQuota } from '../instances/instance-resources.ts'
 
 export interface RestoreJobDeps {
   em: EntityManager
@@ -54,14 +58,24 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     }
   }
 
+  async function provision (backend: ProvisioningBackend, spec: InstanceSpec, instance: Instance, signal: AbortSignal): Promise<void> {
+    if (backend.ensureTenant !== undefined) {
+      await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(scopedEntityManager(deps.em, instance.tenant.id), instance.tenant.id)))
+    }
+    await backend.provision(spec)
+    await until(backend, spec, ['running'], 'running', signal)
+  }
+
   return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
     const em = scopedEntityManager(deps.em, tenantId)
     const backup = await em.findOne(Backup, backupId, { populate: ['instance', 'instance.tenant'] })
-    const instance = backup?.instance
+    const target = job.data.targetInstanceId
+    const instance = target === undefined ? backup?.instance : await em.findOne(Instance, target, { populate: ['tenant'] }) ?? undefined
     if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
     const jobLog = log.child({ ...jobLogBindings(job), instance_id: instance.id })
+    const asNew = target !== undefined
     const record = (tx: EntityManager, type: string, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
@@ -73,21 +87,23 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       try {
         await readArchive(store.localPath(backup.archiveKey), scratch.dir)
         const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+        if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
         await backend.stop(spec)
         await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
-        await databases.drop(instance.uid)
-        const fresh = { ...spec, database: await databases.ensure(instance.uid) }
-        await runner.restoreDatabase(fresh, pgMajor, join(scratch.dir, PARTS.database))
-        await runner.importFilestore(fresh, pgMajor, join(scratch.dir, PARTS.filestore))
-        await backend.start(fresh)
-        await until(backend, fresh, ['running'], 'running', job.signal)
+        // Loaded beside the instance's database, which is only replaced once the load has succeeded.
+        const staged = await databases.stage(instance.uid)
+        await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
+        await databases.promote(instance.uid)
+        await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
+        await backend.start(spec)
+        await until(backend, spec, ['running'], 'running', job.signal)
       } finally {
         await scratch.done()
       }
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
         if (moved === undefined) return
-        record(tx, 'backup.restored', `${instance.name} restored from backup #${backup.id}`)
+        record(tx, 'backup.restored', asNew ? `${instance.name} made from backup #${backup.id} of ${backup.instance.name}` : `${instance.name} restored from backup #${backup.id}`)
         await tx.flush()
       })
     } catch (error) {

@@ -4,6 +4,7 @@ import { requireAdmin } from '../../../lib/roles.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance, type InstanceState } from '../instances/instance.entity.ts'
+import type { InstancesService } from '../instances/instances.service.ts'
 import { STEADY_STATES } from '../instances/instance-states.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
@@ -12,14 +13,13 @@ import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { archiveInCluster, BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { inStore } from './backup-store.ts'
 import { BackupConfirmationMismatch, BackupCorrupt, BackupInProgress, BackupNotCompleted } from './backups.errors.ts'
 
-export interface RestoreRequest {
-  mode: 'replace'
-  /** The instance's subdomain, typed again. */
-  confirm: string
-}
+export type RestoreRequest =
+  | { mode: 'replace', /** The instance's subdomain, typed again. */ confirm: string }
+  | { mode: 'new', name: string, subdomain: string }
 
 export interface RestoreServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>
@@ -28,49 +28,80 @@ export interface RestoreServiceDeps {
   runners: BackupRunners
   store: BackupStore
   backups: Pick<BackupsService, 'backupOf'>
+  instances: Pick<InstancesService, 'createFor'>
 }
 
+export type RestoreOutcome = { backup: BackupView, instance_id: number, instance_state: InstanceState }
+
 /**
- * Restores in place (admin): every check that can refuse is made before
- * anything changes (confirmation, states, backup image, the archive's SHA-256),
- * then the instance moves to `restoring` and the restore job takes over.
+ * Restores (admin), in place or as a new instance: every check that can refuse is made before
+ * anything changes (confirmation, states, plan slots, backup image, the archive's SHA-256),
+ * then the instance moves to (or is created in) `restoring` and the restore job takes over.
  */
 export function createRestoreService (deps: RestoreServiceDeps) {
   const { jobs, activity, transitions, runners, store } = deps
 
+  /** A completed backup whose archive is in the store. */
+  function restorable (backup: Backup): string {
+    if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be restored`, { state: backup.state })
+    if (!inStore(backup.archiveKey)) throw archiveInCluster(backup.archiveKey)
+    return backup.archiveKey
+  }
+
+  /** The archive has its recorded size and SHA-256 (422 BACKUP_CORRUPT otherwise). */
+  async function verified (backup: Backup): Promise<void> {
+    const found = await hashFile(store.localPath(restorable(backup))).catch(() => undefined)
+    if (found === undefined || found.sha256 !== backup.archiveSha256 || found.bytes !== backup.sizeBytes) {
+      throw BackupCorrupt(found === undefined
+        ? 'The backup\'s archive is missing from the backup store'
+        : `The archive does not match its recorded SHA-256 (${found.sha256}, expected ${backup.archiveSha256}): nothing was changed`)
+    }
+  }
+
+  /** A new instance (a plan slot, 409/403 like create) made from the backup by the restore job. */
+  async function restoreAsNew (em: EntityManager, actor: Actor, source: Instance, backup: Backup, request: { name: string, subdomain: string }): Promise<RestoreOutcome> {
+    restorable(backup)
+    await runners.ready(source)
+    await verified(backup)
+    const created = await deps.instances.createFor(em, actor, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
+      activity.record(tx, actor, { type: 'backup.restore_requested', title: `New instance ${instance.name} from backup #${backup.id} of ${source.name} requested`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
+      await tx.flush()
+      const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId: instance.id, targetInstanceId: instance.id }
+      await jobs.send(tx, BACKUP_QUEUE, data)
+    })
+    jobs.wake(BACKUP_QUEUE)
+    return { backup: toBackupView(backup), instance_id: created.id, instance_state: created.state }
+  }
+
   return {
-    async restore (em: EntityManager, actor: Actor, instanceId: number, backupId: number, request: RestoreRequest): Promise<{ backup: BackupView, instance_state: InstanceState }> {
+    async restore (em: EntityManager, actor: Actor, instanceId: number, backupId: number, request: RestoreRequest): Promise<RestoreOutcome> {
       requireAdmin(actor, 'restore backups')
       const backup = await deps.backups.backupOf(em, instanceId, backupId)
       const instance = await em.findOne(Instance, instanceId)
       if (instance === null) throw InstanceNotFound()
+      if (request.mode === 'new') return restoreAsNew(em, actor, instance, backup, request)
       if (instance.state === 'deleted' || instance.state === 'deleting') throw InstanceDeleted('The instance was deleted: restore its backup as a new instance instead')
       if (request.confirm !== instance.subdomain) {
         throw BackupConfirmationMismatch(`confirm must be the instance's subdomain "${instance.subdomain}": the restore replaces its database and filestore`, { field: 'confirm' })
       }
-      if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be restored`, { state: backup.state })
+      restorable(backup)
       if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: wait until that finishes, then restore`, { state: instance.state })
       const active = await em.count(Backup, { instance: instanceId, state: { $in: [...ACTIVE_BACKUP_STATES] } })
       if (active > 0) throw BackupInProgress('A backup of this instance is under way: restore once it has finished')
       await runners.ready(instance)
-      const found = await hashFile(store.localPath(backup.archiveKey)).catch(() => undefined)
-      if (found === undefined || found.sha256 !== backup.archiveSha256 || found.bytes !== backup.sizeBytes) {
-        throw BackupCorrupt(found === undefined
-          ? 'The backup\'s archive is missing from the backup store'
-          : `The archive does not match its recorded SHA-256 (${found.sha256}, expected ${backup.archiveSha256}): nothing was changed`)
-      }
+      await verified(backup)
       const moved = await em.transactional(async (tx) => {
         const done = await transitions.moveIf(tx, actor, instanceId, STEADY_STATES, { to: 'restoring', title: `Instance ${instance.name} is being restored from backup #${backup.id}` })
         if (done === undefined) return undefined
         activity.record(tx, actor, { type: 'backup.restore_requested', title: `Restore of ${instance.name} from backup #${backup.id} requested`, targetType: 'backup', targetId: String(backup.id), instanceId })
         await tx.flush()
-        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore' }
+        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId }
         await jobs.send(tx, BACKUP_QUEUE, data)
         return done
       })
       if (moved === undefined) throw InstanceBusy('The instance started changing state meanwhile: try again when that finishes')
       jobs.wake(BACKUP_QUEUE)
-      return { backup: toBackupView(backup), instance_state: moved.state }
+      return { backup: toBackupView(backup), instance_id: instance.id, instance_state: moved.state }
     }
   }
 }

@@ -46,22 +46,23 @@ WHERE i.state = ANY($2::text[])
   )`
 
 function reason (row: AbandonedRow): string {
-  const action = actionDuring(row.state) ?? row.state
+  const action = actionDuring(row.state) ?? (row.state === 'restoring' ? 'restore' : row.state)
   const ended = row.job_state === null ? 'is gone from the queue' : `ended (${row.job_state})`
   const why = row.job_error === null || row.job_error === '' ? '' : `: ${row.job_error}`
   return `The ${action} job ${ended} without finishing${why}`
 }
 
 /** Moves every abandoned instance to `error` with the reason; returns how many it moved. */
-export function createAbandonedInstances ({ em, sql, transitions, queue }: {
+export function createAbandonedInstances ({ em, sql, transitions, queue, states = TRANSITIONAL_STATES }: {
   em: EntityManager
   sql: Sql
   transitions: InstanceTransitions
-  /** The pg-boss queue of instance jobs. */
+  /** The pg-boss queue whose jobs (with `instanceId` in their data) carry the instances out of `states`. */
   queue: string
+  states?: readonly InstanceState[]
 }) {
   return async function failAbandoned (): Promise<number> {
-    const rows = await sql<AbandonedRow>({ text: ABANDONED, values: [queue, TRANSITIONAL_STATES] })
+    const rows = await sql<AbandonedRow>({ text: ABANDONED, values: [queue, states] })
     let moved = 0
     for (const row of rows) {
       const actor: SystemActor = { kind: 'system', tenantId: row.tenant_id, job: SUPERVISOR_JOB }

@@ -10,6 +10,10 @@ export interface ErpDatabasesPort {
   /** Creates (or confirms) the instance's database and login role. */
   ensure: (instanceUid: string) => Promise<DatabaseCredentials>
   drop: (instanceUid: string) => Promise<void>
+  /** A fresh database beside the instance's, for a restore to load into while the instance's stays whole. */
+  stage: (instanceUid: string) => Promise<DatabaseCredentials>
+  /** The staged database takes the instance's one's place (idempotent). */
+  promote: (instanceUid: string) => Promise<void>
   /** Bytes per instance uid. */
   sizes: (instanceUids: string[]) => Promise<Map<string, number>>
 }

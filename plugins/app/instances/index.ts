@@ -10,6 +10,7 @@ import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
 import { createInstancesService, INSTANCE_QUEUE, type InstancesService } from './instances.service.ts'
+import { BACKUP_QUEUE } from '../backups/backups.service.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,12 +66,15 @@ export default fp(async (fastify) => {
     stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
+  const abandonedActions = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })
+  // A restore (in place or as a new instance) is a job of the backups queue.
+  const abandonedRestores = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: BACKUP_QUEUE, states: ['restoring'] })
   const reconciler = createInstanceReconciler({
     em: orm.em,
     sql: fastify.sql,
     backends,
     transitions,
-    failAbandoned: createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE }),
+    failAbandoned: async () => await abandonedActions() + await abandonedRestores(),
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)

@@ -73,6 +73,43 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     await jobs.send(tx, INSTANCE_QUEUE, data)
   }
 
+  async function record (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'provisioning' | 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<Instance> {
+    const checked = checkInstanceInput(input, deps.erpVersions)
+    await backends.require(checked.backend)
+    try {
+      return await em.transactional(async (tx) => {
+        await limits.assertInstanceSlot(tx, actor.tenantId)
+        const taken = await tx.count(Instance, { subdomain: checked.subdomain }, ACROSS_TENANTS)
+        if (taken > 0) throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
+        const resources = instanceResources(await subscriptionSize(tx, actor.tenantId))
+        const created = tx.create(Instance, {
+          tenant: tx.getReference(Tenant, actor.tenantId),
+          name: checked.name,
+          subdomain: checked.subdomain,
+          erpVersion: checked.erpVersion,
+          backend: checked.backend,
+          state,
+          status: state,
+          image: deps.imageTemplate.replaceAll('{version}', checked.erpVersion),
+          memoryMb: resources.memoryMb,
+          cpuMillicores: resources.cpuMillicores,
+          storageGb: resources.storageGb,
+          workers: resources.workers
+        })
+        await tx.flush()
+        transitions.created(tx, actor, created)
+        await tx.flush()
+        await enqueue(tx, created)
+        return created
+      })
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) {
+        throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
+      }
+      throw error
+    }
+  }
+
   return {
     async list (actor: Actor): Promise<InstanceSummaryView[]> {
       const rows = await tenantSql(sql, actor.tenantId)<InstanceSummaryRow>(LIST_INSTANCES)
@@ -95,43 +132,17 @@ export function createInstancesService (deps: InstancesServiceDeps) {
 
     /** Records the instance in `provisioning` and queues its provisioning job in the same transaction. */
     async create (em: EntityManager, actor: Actor, input: NewInstanceInput): Promise<InstanceDetailView> {
-      const checked = checkInstanceInput(input, deps.erpVersions)
-      await backends.require(checked.backend)
-      let instance: Instance
-      try {
-        instance = await em.transactional(async (tx) => {
-          await limits.assertInstanceSlot(tx, actor.tenantId)
-          const taken = await tx.count(Instance, { subdomain: checked.subdomain }, ACROSS_TENANTS)
-          if (taken > 0) throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
-          const resources = instanceResources(await subscriptionSize(tx, actor.tenantId))
-          const created = tx.create(Instance, {
-            tenant: tx.getReference(Tenant, actor.tenantId),
-            name: checked.name,
-            subdomain: checked.subdomain,
-            erpVersion: checked.erpVersion,
-            backend: checked.backend,
-            state: 'provisioning',
-            status: 'provisioning',
-            image: deps.imageTemplate.replaceAll('{version}', checked.erpVersion),
-            memoryMb: resources.memoryMb,
-            cpuMillicores: resources.cpuMillicores,
-            storageGb: resources.storageGb,
-            workers: resources.workers
-          })
-          await tx.flush()
-          transitions.created(tx, actor, created)
-          await tx.flush()
-          await queue(tx, created, 'provision')
-          return created
-        })
-      } catch (error) {
-        if (error instanceof UniqueConstraintViolationException) {
-          throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
-        }
-        throw error
-      }
+      const instance = await record(em, actor, input, 'provisioning', (tx, created) => queue(tx, created, 'provision'))
       jobs.wake(INSTANCE_QUEUE)
       return detail(instance)
+    },
+
+    /**
+     * Records an instance that another job brings to life (restored from a backup): in `state`,
+     * counted against the plan's slots like any other, with `enqueue` run in the same transaction.
+     */
+    async createFor (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<InstanceDetailView> {
+      return detail(await record(em, actor, input, state, enqueue))
     },
 
     /**

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
-import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
+import type { FastifyReply } from 'fastify'
+import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
+import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -62,11 +64,67 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/x-tar', 'application/json'],
       response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416])
     }
+  }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)))
+
+  fastify.post('/:id/backups/:backup_id/download-token', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'createBackupDownloadToken',
+      summary: 'A short-lived link to download a backup from a browser',
+      description: `Mints a token good for ${DOWNLOAD_TOKEN_SECONDS / 60} minutes for this backup's \`download-by-token\` route only (so the bearer token never goes into a URL), ` +
+        'as often as a resumed download needs. Only its SHA-256 is stored. 409 `BACKUP_NOT_COMPLETED` / `BACKUP_IN_CLUSTER` as for the download.',
+      params: BackupParams,
+      response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409])
+    }
+  }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.em, request.actor, request.params.id, request.params.backup_id) }))
+
+  fastify.get('/:id/backups/:backup_id/download-by-token', {
+    config: { auth: 'none' }, // the download token in the query is the credential (a browser link sends no header)
+    schema: {
+      tags: ['backups'],
+      operationId: 'downloadBackupWithToken',
+      summary: 'Download a backup\'s archive with a download token',
+      description: 'As `GET …/download`, with the token from `POST …/download-token` in the query instead of a bearer token. ' +
+        '401 `BACKUP_DOWNLOAD_TOKEN_INVALID` for a missing, expired or another backup\'s token (a bearer token included).',
+      params: BackupParams,
+      querystring: DownloadTokenQuery,
+      headers: DownloadHeaders,
+      produces: ['application/x-tar', 'application/json'],
+      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416])
+    }
   }, async (request, reply) => {
-    const archive = await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)
+    const { em, actor } = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
+    return sendArchive(reply, request.headers.range, await backups.archive(em, actor, request.params.id, request.params.backup_id))
+  })
+
+  fastify.get('/:id/backup-schedule', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'getBackupSchedule',
+      summary: 'The instance\'s backup schedule',
+      description: 'An instance without one answers the defaults with `enabled: false`.',
+      params: InstanceIdParams,
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => ({ success: true as const, schedule: await backups.getSchedule(request.em, request.actor, request.params.id) }))
+
+  fastify.put('/:id/backup-schedule', {
+    schema: {
+      tags: ['backups'],
+      operationId: 'setBackupSchedule',
+      summary: 'Set the instance\'s backup schedule (admin)',
+      description: 'A scheduled backup (`kind: scheduled`) every day from `hour_utc`, taken by one scheduler across replicas; the retention job then deletes the scheduled backups ' +
+        'outside `keep_daily` days and `keep_weekly` ISO weeks (the newest completed one of each), never a manual backup and never the instance\'s newest completed backup.',
+      params: InstanceIdParams,
+      body: BackupScheduleBody,
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
+    }
+  }, async (request) => ({ success: true as const, schedule: await backups.putSchedule(request.em, request.actor, request.params.id, request.body) }))
+
+  function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: { key: string, size: number, fileName: string }) {
     let range
     try {
-      range = parseRange(request.headers.range, archive.size)
+      range = parseRange(rangeHeader, archive.size)
     } catch (error) {
       reply.header('content-range', `bytes */${archive.size}`)
       throw error
@@ -82,20 +140,22 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     reply.header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`).header('content-length', range.end - range.start + 1)
     return reply.code(206).send(backups.store.read(archive.key, range))
-  })
+  }
 
   fastify.post('/:id/backups/:backup_id/restore', {
     schema: {
       tags: ['backups'],
       operationId: 'restoreBackup',
-      summary: 'Restore a backup over its instance (admin)',
-      description: 'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
+      summary: 'Restore a backup over its instance, or as a new instance (admin)',
+      description: '`{mode: "new", name, subdomain}` makes a new instance from the backup: it takes one of the plan\'s instance slots, like creating one ' +
+        '(402 `PLAN_INSTANCE_LIMIT_REACHED`, 409 `SUBDOMAIN_TAKEN` / `SUBDOMAIN_RESERVED`, 400 `INSTANCE_INPUT_INVALID`), is created in `restoring`, provisioned, filled with the backup\'s database and filestore, and started; `instance_id` is the new instance. ' +
+        'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
         'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
         'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +
         '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
       params: BackupParams,
       body: RestoreBody,
-      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, 422, 503])
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503])
     }
   }, async (request, reply) => {
     const outcome = await backups.restore(request.em, request.actor, request.params.id, request.params.backup_id, request.body)

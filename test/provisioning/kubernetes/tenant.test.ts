@@ -18,9 +18,9 @@ t.test('creates the namespace with its labels, the quota from TenantQuota and th
   })
   const quota = kube.get('ResourceQuota', 'erp-acme', 'erp-quota')
   t.same(quota?.spec?.hard, {
-    'limits.memory': '6Gi',
-    'limits.cpu': '2500m',
-    'requests.storage': '45Gi', // 40 for the instances + 5 for the addons claim
+    'limits.memory': '6656Mi', // 6 GiB + 512 MiB for one backup Job
+    'limits.cpu': '3', // 2500m + 500m for one backup Job
+    'requests.storage': '65Gi', // 40 for the instances + 5 for the addons claim + 20 for the backup claim
     'count/deployments.apps': '3'
   })
   const claim = kube.get('PersistentVolumeClaim', 'erp-acme', 'addons-acme')
@@ -44,7 +44,7 @@ t.test('a second ensureTenant changes nothing; a new quota is applied', async (t
   t.equal(kube.list('ResourceQuota', 'erp-acme').length, 1)
 
   await backend.ensureTenant('acme', TENANT_ID, { ...QUOTA, instances: 5, memoryMb: 1536 })
-  t.match(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard, { 'count/deployments.apps': '5', 'limits.memory': '1536Mi' })
+  t.match(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard, { 'count/deployments.apps': '5', 'limits.memory': '2Gi' }) // 1536 MiB + 512 for a backup Job
   t.same(kube.internalErrors, [])
 })
 
@@ -57,7 +57,7 @@ t.test('storage classes and the addons size come from the options; the claim gro
 
   await withOptions(8).ensureTenant('acme', TENANT_ID, QUOTA)
   t.equal(claim()?.spec?.resources?.requests?.storage, '8Gi', 'grown')
-  t.equal(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard?.['requests.storage'], '58Gi')
+  t.equal(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard?.['requests.storage'], '78Gi')
 
   await withOptions(3).ensureTenant('acme', TENANT_ID, QUOTA)
   t.equal(claim()?.spec?.resources?.requests?.storage, '8Gi', 'a claim cannot shrink: left as it is, no error')

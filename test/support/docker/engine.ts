@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import Docker from 'dockerode'
 import type { Test, TestOpts } from 'tap'
+import { demuxFrames } from '../../../provisioning/docker/logs.ts'
 
 export const BUILD_SCRIPT = fileURLToPath(new URL('./build-test-image.sh', import.meta.url))
 export const DEFAULT_TEST_IMAGE = 'erp-test-image:1'
@@ -272,18 +273,8 @@ export async function execIn (container: Docker.Container, cmd: string[]): Promi
 
 /** Splits Docker's multiplexed stream (8-byte frames: stream type, 0, 0, 0, uint32 BE length). */
 export function demux (buffer: Buffer): Output {
-  const out: Buffer[] = []
-  const err: Buffer[] = []
-  let offset = 0
-  while (offset + 8 <= buffer.length) {
-    const type = buffer[offset]
-    const length = buffer.readUInt32BE(offset + 4)
-    if ((type !== 0 && type !== 1 && type !== 2) || offset + 8 + length > buffer.length) break
-    ;(type === 2 ? err : out).push(buffer.subarray(offset + 8, offset + 8 + length))
-    offset += 8 + length
-  }
-  if (offset < buffer.length) out.push(buffer.subarray(offset)) // not multiplexed (TTY) or a torn tail
-  return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }
+  const { stdout, stderr } = demuxFrames(buffer)
+  return { stdout, stderr }
 }
 
 function describeEndpoint (docker: Docker): string | undefined {

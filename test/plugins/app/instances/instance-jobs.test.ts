@@ -68,6 +68,8 @@ function databasesDouble (drops: string[]): ErpDatabasesPort {
     namesFor: (id) => ({ database: `erp_${id}`, role: `erp_${id}` }),
     ensure: async (id) => ({ host: 'db.internal', port: 5432, name: `erp_${id}`, user: `erp_${id}`, password: 'x' }),
     drop: async (id) => { drops.push(id) },
+    stage: async () => { throw new Error('no restore here') },
+    promote: async () => { throw new Error('no restore here') },
     sizes: async () => new Map()
   }
 }

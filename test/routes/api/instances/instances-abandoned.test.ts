@@ -52,3 +52,26 @@ t.test('instances whose job ended without finishing move to error with the reaso
 
   t.equal((await app.instances.reconcileNow()).abandoned, 0, 'a second round changes nothing')
 })
+
+t.test('an instance left restoring by a restore job that ended (in place or as a new instance) moves to error', async (t) => {
+  const { app } = await build(t, { env: { RECONCILE_SECONDS: 3600 } })
+  const admin = await signup(app)
+  const tenant = admin.user.tenant_id as string
+  const restoreJob = async (instanceId: number, state: string, error?: string) => app.sql({
+    text: `INSERT INTO pgboss.job (name, data, state, output, started_on, completed_on)
+      VALUES ('instance-backups', $1::jsonb, $2::pgboss.job_state, $3::jsonb, now(), CASE WHEN $2 = 'active' THEN NULL ELSE now() END)`,
+    values: [JSON.stringify({ backupId: 1, tenantId: tenant, action: 'restore', instanceId }), state, error === undefined ? null : JSON.stringify({ message: error })]
+  })
+  const failed = await recordInstance(app, tenant, { state: 'restoring' })
+  await restoreJob(failed, 'failed', 'pg_restore exited with code 1')
+  const gone = await recordInstance(app, tenant, { state: 'restoring' })
+  const working = await recordInstance(app, tenant, { state: 'restoring' })
+  await restoreJob(working, 'active')
+  const round = await app.instances.reconcileNow()
+  t.equal(round.abandoned, 2)
+  t.match(await instanceRow(app, failed), { state: 'error' })
+  t.match(await instanceRow(app, gone), { state: 'error' })
+  t.equal((await instanceRow(app, working)).state, 'restoring', 'a restore still at work keeps its instance')
+  const message = (await app.inject({ method: 'GET', url: `/api/instances/${failed}`, headers: bearer(admin.token) })).json().instance.status_message
+  t.equal(message, 'The restore job ended (failed) without finishing: pg_restore exited with code 1')
+})

@@ -51,9 +51,10 @@ const instanceObjects = (namespace: string, subdomain: string): Array<[string, s
 function assertTenantObjects (t: Test, kube: FakeKubeApiServer, tenant: { subdomain: string, tenantId: string }): void {
   const namespace = `erp-${tenant.subdomain}`
   t.equal(kube.get('Namespace', undefined, namespace)?.metadata?.labels?.['erp.portal/tenant-id'], tenant.tenantId, 'the tenant\'s namespace')
-  // No subscription yet: room for one small instance (1 GB, one core, 10 GB) plus the 5 GB addons claim.
+  // No subscription yet: room for one small instance (1 GB, one core, 10 GB) plus the 5 GB addons claim,
+  // the 20 GB backup claim and one backup Job (512 MiB, half a core).
   t.same(kube.get('ResourceQuota', namespace, 'erp-quota')?.spec?.hard,
-    { 'limits.memory': '1Gi', 'limits.cpu': '1', 'requests.storage': '15Gi', 'count/deployments.apps': '1' }, 'the quota follows the subscription')
+    { 'limits.memory': '1536Mi', 'limits.cpu': '1500m', 'requests.storage': '35Gi', 'count/deployments.apps': '1' }, 'the quota follows the subscription')
   const addons = kube.get('PersistentVolumeClaim', namespace, `addons-${tenant.subdomain}`)
   t.same(addons?.spec?.accessModes, ['ReadWriteMany'], 'the addons claim, shared by the tenant\'s instances')
 }

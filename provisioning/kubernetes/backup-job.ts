@@ -1,0 +1,154 @@
+/**
+ * Backups on Kubernetes: the whole archive is made by one Job in the tenant namespace, from
+ * BACKUP_IMAGE (`postgres:{pg_major}`), with the instance's database Secret as its environment,
+ * its data claim mounted read-only, and the tenant's backup claim (`backups-<tenant>`) mounted
+ * to write the archive on. The archive stays on that claim: the control plane mounts no tenant
+ * volume, so it can neither stream the archive to a browser nor restore from it (see docs/backups.md).
+ *
+ * The script builds the same archive as the Docker path (manifest.json, database.dump,
+ * filestore.tar with entries under data/), writes it under a temporary name, renames it into
+ * place, and prints its size and SHA-256 as its last log line, which the control plane records.
+ */
+import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
+import type { ClusterBackupRunner, InstanceSpec } from '../backend.ts'
+import { ensureClaim } from './claims.ts'
+import type { KubeJobs } from './jobs.ts'
+import type { KubeApi } from './kube-api.ts'
+import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf } from './names.ts'
+
+export const RESULT_MARK = 'ERP-BACKUP-RESULT'
+/** The backup pod's limits; the tenant quota has this much room beyond the plan (tenant-manifests.ts). */
+export const BACKUP_JOB_LIMITS = { memoryMb: 512, cpuMillicores: 500 }
+const BACKUPS_PATH = '/backups'
+
+export interface KubernetesBackupOptions {
+  /** `postgres:{pg_major}` */
+  imageTemplate: string
+  storageClass: string | undefined
+  /** Size of the per-tenant backup claim (ReadWriteOnce, mounted by one Job at a time). */
+  claimGb: number
+  fieldManager: string
+  /** Bound of one backup: the Job's activeDeadlineSeconds, and how long the control plane waits. */
+  timeoutMs: number
+  pollMs: number
+}
+
+export const backupClaimOf = (tenantSubdomain: string): string => `backups-${tenantSubdomain}`
+export const backupJobOf = (backupId: number, purpose = 'backup'): string => `erp-${purpose}-${backupId}`
+
+/** The location recorded as the backup's archive key: `kubernetes:<claim>/<path on the claim>`. */
+export const clusterKey = (tenantSubdomain: string, path: string): string => `kubernetes:${backupClaimOf(tenantSubdomain)}/${path}`
+export const isClusterKey = (key: string): boolean => key.startsWith('kubernetes:')
+
+/**
+ * The Job's script. MANIFEST_HEAD is the manifest without its `parts` and closing brace; the
+ * Secret's keys (HOST, PORT, USER, PASSWORD, ERP_DATABASE) become libpq's variables.
+ */
+export const BACKUP_SCRIPT = `set -eu
+export PGHOST="$HOST" PGPORT="$PORT" PGUSER="$USER" PGPASSWORD="$PASSWORD" PGDATABASE="$ERP_DATABASE"
+work="${BACKUPS_PATH}/.work-$BACKUP_ID"
+rm -rf "$work" && mkdir -p "$work" "$(dirname "$ARCHIVE")"
+pg_dump --format=custom --no-owner --file "$work/database.dump"
+tar -C / -cf "$work/filestore.tar" data
+part () { printf '{"name":"%s","bytes":%s,"sha256":"%s"}' "$1" "$(wc -c < "$work/$1" | tr -d ' ')" "$(sha256sum "$work/$1" | cut -d' ' -f1)"; }
+printf '%s,"parts":[%s,%s]}\\n' "$MANIFEST_HEAD" "$(part database.dump)" "$(part filestore.tar)" > "$work/manifest.json"
+tar -C "$work" -cf "$ARCHIVE.partial" manifest.json database.dump filestore.tar
+mv "$ARCHIVE.partial" "$ARCHIVE"
+rm -rf "$work"
+echo "${RESULT_MARK} $(wc -c < "$ARCHIVE" | tr -d ' ') $(sha256sum "$ARCHIVE" | cut -d' ' -f1)"
+`
+
+export function backupClaimManifest (tenantSubdomain: string, options: Pick<KubernetesBackupOptions, 'claimGb' | 'storageClass'>): V1PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: backupClaimOf(tenantSubdomain), namespace: namespaceOf(tenantSubdomain), labels: { [LABEL.managedBy]: MANAGED_BY, [LABEL.tenant]: tenantSubdomain } },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      ...(options.storageClass === undefined ? {} : { storageClassName: options.storageClass }),
+      resources: { requests: { storage: `${options.claimGb}Gi` } }
+    }
+  }
+}
+
+/** `ERP-BACKUP-RESULT <bytes> <sha256>` from the Job's log, or undefined. */
+export function parseResult (log: string): { bytes: number, sha256: string } | undefined {
+  const match = new RegExp(`^${RESULT_MARK} (\\d+) ([0-9a-f]{64})$`, 'm').exec(log)
+  return match === null ? undefined : { bytes: Number(match[1]), sha256: match[2] ?? '' }
+}
+
+export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, options: KubernetesBackupOptions): ClusterBackupRunner {
+  const image = (pgMajor: number): string => options.imageTemplate.replaceAll('{pg_major}', String(pgMajor))
+  type Where = Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>
+  const labels = (spec: Where, purpose: string): Record<string, string> => ({
+    [LABEL.managedBy]: MANAGED_BY, [LABEL.instanceId]: spec.instanceId, [LABEL.tenant]: spec.tenantSubdomain, 'erp.portal/purpose': purpose
+  })
+
+  /** Runs the Job to its end and answers its log; a failed Job throws with the end of its log. A retried call picks up the same Job. */
+  async function runJob (spec: Where, name: string, job: Parameters<KubeJobs['create']>[0]): Promise<string> {
+    const namespace = namespaceOf(spec.tenantSubdomain)
+    const created = await jobs.create(job)
+    if (!created && (await jobs.outcome(namespace, name))?.state === 'failed') {
+      await jobs.remove(namespace, name) // a failed Job of an earlier attempt: start afresh
+      await jobs.create(job)
+    }
+    try {
+      const outcome = await jobs.wait(namespace, name, { timeoutMs: options.timeoutMs, intervalMs: options.pollMs })
+      const log = await jobs.logs(namespace, name, { tailLines: 50 }).catch(() => '')
+      if (outcome.state === 'succeeded') return log
+      const why = outcome.state === 'failed'
+        ? `${outcome.reason}: ${outcome.message}`
+        : outcome.state === 'timeout' ? `not finished within ${Math.round(options.timeoutMs / 1000)} s (a pod the tenant quota refuses never starts)` : 'the Job was deleted'
+      const tail = log.trim().slice(-800)
+      throw new Error(`The ${name} Job in ${namespace} failed (${why})${tail === '' ? '' : `: ${tail}`}`)
+    } finally {
+      await jobs.remove(namespace, name).catch(() => {})
+    }
+  }
+
+  return {
+    async check () {}, // The image is pulled by the cluster; nothing to ask before the Job runs.
+
+    async archive (spec, pgMajor, request) {
+      await ensureClaim(api, backupClaimManifest(spec.tenantSubdomain, options), options.fieldManager)
+      const path = `${spec.instanceId}/backup-${request.backupId}.tar`
+      const name = backupJobOf(request.backupId)
+      const head = JSON.stringify(request.manifest).replace(/}$/, '')
+      const log = await runJob(spec, name, {
+        namespace: namespaceOf(spec.tenantSubdomain),
+        name,
+        labels: labels(spec, 'backup'),
+        image: image(pgMajor),
+        command: ['sh', '-c', BACKUP_SCRIPT],
+        env: { BACKUP_ID: String(request.backupId), ARCHIVE: `${BACKUPS_PATH}/${path}`, MANIFEST_HEAD: head },
+        envFromSecrets: [dbSecretOf(spec.subdomain)],
+        volumes: [
+          { claim: dataClaimOf(spec.subdomain), mountPath: '/data', readOnly: true },
+          { claim: backupClaimOf(spec.tenantSubdomain), mountPath: BACKUPS_PATH }
+        ],
+        resources: { requests: { memory: '256Mi', cpu: '250m' }, limits: { memory: `${BACKUP_JOB_LIMITS.memoryMb}Mi`, cpu: `${BACKUP_JOB_LIMITS.cpuMillicores}m` } },
+        activeDeadlineSeconds: Math.ceil(options.timeoutMs / 1000)
+      })
+      const result = parseResult(log)
+      if (result === undefined) throw new Error(`The backup Job of ${spec.subdomain} completed without reporting its archive (${RESULT_MARK} line missing from its log)`)
+      return { key: clusterKey(spec.tenantSubdomain, path), ...result }
+    },
+
+    async removeArchive (spec, pgMajor, key) {
+      const prefix = clusterKey(spec.tenantSubdomain, '')
+      if (!key.startsWith(prefix) || key.includes('..')) throw new TypeError(`backup key ${JSON.stringify(key)} is not on the backup claim of ${spec.tenantSubdomain}`)
+      const path = `${BACKUPS_PATH}/${key.slice(prefix.length)}`
+      const name = backupJobOf(Number(/backup-(\d+)\.tar$/.exec(key)?.[1] ?? 0), 'backup-rm')
+      await runJob(spec, name, {
+        namespace: namespaceOf(spec.tenantSubdomain),
+        name,
+        labels: labels(spec, 'backup-removal'),
+        image: image(pgMajor),
+        command: ['rm', '-f', path, `${path}.partial`],
+        volumes: [{ claim: backupClaimOf(spec.tenantSubdomain), mountPath: BACKUPS_PATH }],
+        resources: { requests: { memory: '32Mi', cpu: '50m' }, limits: { memory: '64Mi', cpu: '100m' } },
+        activeDeadlineSeconds: 600
+      })
+    }
+  }
+}

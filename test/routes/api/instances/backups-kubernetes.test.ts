@@ -1,0 +1,80 @@
+/** Backups of a Kubernetes instance through the whole app, on the fake API server: the Job, and the record following it. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { build } from '../../../support/build.ts'
+import { bearer, signup } from '../../../support/accounts.ts'
+import { cleanupInstances, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { fakeKubeApiServer } from '../../../support/kube/fake-api-server.ts'
+import { waitFor } from '../../../support/kube/client-helpers.ts'
+import { waitForBackup } from '../../../support/backups.ts'
+import { RESULT_MARK } from '../../../../provisioning/kubernetes/backup-job.ts'
+
+const SHA = 'b'.repeat(64)
+
+async function kubeApp (t: Test) {
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 100 })
+  const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'config'), kube.kubeconfigText)
+  const { app, databaseUrl } = await build(t, {
+    env: { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', INSTANCES_DOMAIN: 'erp.test', RECONCILE_SECONDS: 3600, BACKUP_JOB_RETRIES: 0, BACKUP_IMAGE: 'registry.example/erp-backup:{pg_major}', BACKUP_DIR: dir }
+  })
+  t.teardown(() => cleanupInstances(databaseUrl))
+  const admin = await signup(app)
+  const subdomain = uniqueSubdomain('kb')
+  const created = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'kubernetes' } })
+  const { id } = created.json().instance
+  await waitForState(app, admin.token, id, ['running'])
+  return { kube, app, admin, id, subdomain, namespace: `erp-${admin.subdomain}` }
+}
+
+t.test('a backup runs as a Job in the tenant namespace; its completion fills the record; the archive stays in the cluster', async (t) => {
+  const { kube, app, admin, id, subdomain, namespace } = await kubeApp(t)
+  const post = await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })
+  t.equal(post.statusCode, 202, post.body)
+  const backupId = post.json().backup.id
+  const jobName = `erp-backup-${backupId}`
+  const job = await waitFor(async () => kube.get('Job', namespace, jobName), { timeoutMs: 20_000, intervalMs: 50 })
+  const container = job.spec.template.spec.containers[0]
+  t.equal(container.image, 'registry.example/erp-backup:15', 'BACKUP_IMAGE with the server\'s major version')
+  t.same(container.envFrom, [{ secretRef: { name: `erp-${subdomain}-db` } }])
+  t.same(job.spec.template.spec.volumes.map((v: any) => v.persistentVolumeClaim.claimName), [`erp-${subdomain}-data`, `backups-${admin.subdomain}`])
+  const head = JSON.parse(`${String(container.env.find((e: any) => e.name === 'MANIFEST_HEAD').value)},"parts":[]}`)
+  t.match(head, { format: 1, backup_id: backupId, instance: { id, subdomain }, tenant: { id: admin.user.tenant_id, subdomain: admin.subdomain }, erp_version: '17.0', pg_major: 15 })
+  const running = (await app.inject({ method: 'GET', url: `/api/instances/${id}/backups/${backupId}`, headers: bearer(admin.token) })).json().backup
+  t.match(running, { state: 'running', step: 'running the backup job in the cluster' })
+
+  kube.setPodLogs(namespace, jobName, `${RESULT_MARK} 4096 ${SHA}\n`)
+  kube.completeJob(namespace, jobName)
+  const done = await waitForBackup(app, admin.token, id, backupId, 20_000)
+  t.match(done, { state: 'completed', size: 4096, sha256: SHA, error: null })
+  t.equal(kube.get('Job', namespace, jobName), undefined, 'the Job is cleaned up')
+
+  const download = await app.inject({ method: 'GET', url: `/api/instances/${id}/backups/${backupId}/download`, headers: bearer(admin.token) })
+  t.equal(download.statusCode, 409)
+  t.equal(download.json().error.code, 'BACKUP_IN_CLUSTER')
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${backupId}/restore`, headers: bearer(admin.token), payload: { mode: 'replace', confirm: subdomain } })
+  t.equal(restore.statusCode, 409)
+  t.equal(restore.json().error.code, 'BACKUP_IN_CLUSTER')
+
+  const removing = app.inject({ method: 'DELETE', url: `/api/instances/${id}/backups/${backupId}`, headers: bearer(admin.token) })
+  await waitFor(async () => kube.get('Job', namespace, `erp-backup-rm-${backupId}`), { timeoutMs: 20_000, intervalMs: 50 })
+  kube.completeJob(namespace, `erp-backup-rm-${backupId}`)
+  t.equal((await removing).statusCode, 200, 'the archive is removed from the backup claim by a Job')
+})
+
+t.test('a failed Job fails the backup with the end of its log', async (t) => {
+  const { kube, app, admin, id, namespace } = await kubeApp(t)
+  const backupId = (await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })).json().backup.id
+  const jobName = `erp-backup-${backupId}`
+  await waitFor(async () => kube.get('Job', namespace, jobName), { timeoutMs: 20_000, intervalMs: 50 })
+  kube.setPodLogs(namespace, jobName, 'pg_dump: error: connection to server at "db" failed\n')
+  kube.failJob(namespace, jobName)
+  const failed = await waitForBackup(app, admin.token, id, backupId, 20_000)
+  t.equal(failed.state, 'failed')
+  t.match(failed.error, /BackoffLimitExceeded.*pg_dump: error: connection to server at "db" failed/)
+  const activity = await app.sql<{ type: string }>({ text: "SELECT type FROM activities WHERE target_type = 'backup' AND target_id = $1 ORDER BY id", values: [String(backupId)] })
+  t.same(activity.map((a) => a.type), ['backup.requested', 'backup.failed'])
+})
