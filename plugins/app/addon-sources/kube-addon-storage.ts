@@ -3,7 +3,7 @@
  * that mounts the claim `addons-<tenant>`; the portal never mounts tenant volumes. The portal
  * has resolved and checked the repository's host already: the Job is given that address
  * (curl's resolve list, or the ssh address), never a name to resolve again. A credential goes
- * into a Secret made for the Job and deleted with it; the Job's spec only names that Secret.
+ * into a Secret made for the Job, owned by it and deleted with it; the Job's spec only names that Secret.
  */
 import { randomBytes } from 'node:crypto'
 import type { JobSpec, KubeJobs } from '../../../provisioning/kubernetes/jobs.ts'
@@ -90,9 +90,14 @@ export function createKubeAddonStorage (options: KubeAddonStorageOptions): Addon
     const jobs = options.jobs()
     const spec = jobSpec(tenantSubdomain, sourceId, env, secret !== undefined)
     const { namespace, name } = spec
-    if (secret !== undefined) await jobs.putSecret({ namespace, name, ...(spec.labels === undefined ? {} : { labels: spec.labels }), data: secret })
     try {
       await jobs.create(spec)
+      if (secret !== undefined) {
+        // Owned by the Job: garbage-collected with it (its TTL) even if this process dies before the cleanup below.
+        const uid = await jobs.uid(namespace, name)
+        if (uid === undefined) throw new GitError('the sync Job was deleted before it started')
+        await jobs.putSecret({ namespace, name, ...(spec.labels === undefined ? {} : { labels: spec.labels }), data: secret, ownerJob: { name, uid } })
+      }
       const ended = await jobs.wait(namespace, name, { timeoutMs: options.timeoutMs + 5000, ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }) })
       const report = reportOf(await jobs.logs(namespace, name, { tailLines: 20 }).catch(() => ''))
       if (typeof report?.error === 'string') throw new GitError(report.error)

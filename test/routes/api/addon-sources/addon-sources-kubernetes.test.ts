@@ -59,8 +59,9 @@ t.test('a sync runs as a Job on the tenant\'s claim, pinned to the checked addre
   t.match(env.PIN_RESOLVE, /^localhost:8443:(127\.0\.0\.1|\[::1\])$/, 'git is pinned to the address the portal checked')
   t.same(container.envFrom, [{ secretRef: { name } }], 'the credential comes from the Job\'s own Secret')
   t.notOk(JSON.stringify(job).includes('tok-very-secret-42'), 'the token is nowhere in the Job')
-  const secret = kube.get('Secret', namespace, name)
+  const secret = await waitFor(async () => kube.get('Secret', namespace, name), { timeoutMs: 5000, intervalMs: 20 })
   t.equal(Buffer.from(String(secret?.data?.GIT_TOKEN), 'base64').toString('utf8'), 'tok-very-secret-42')
+  t.match(secret?.metadata?.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid }], 'owned by the Job: collected with it if the portal dies mid-sync')
   t.match(job.spec, { backoffLimit: 0, activeDeadlineSeconds: 300 })
 
   kube.setPodLogs(namespace, name, `Cloning…\nADDON-SYNC ${JSON.stringify({ commit: COMMIT, modules: [{ name: 'sale_extra', manifest: b64(manifest('Sale Extra', 'More on sales')) }, { name: 'bad name', manifest: '' }], skipped: [] })}\n`)
@@ -78,7 +79,7 @@ t.test('a failing Job records its reported error and `failed`; its Secret is del
   const source = (await call('POST', '/api/addon-sources', { repository_url: 'https://localhost/big.git', branch: 'main', token: 'tok-2' })).json.addon_source
   await call('POST', `/api/addon-sources/${source.id}/sync`)
   const { name } = await runningJob(kube, namespace)
-  t.ok(kube.get('Secret', namespace, name))
+  t.ok(await waitFor(async () => kube.get('Secret', namespace, name), { timeoutMs: 5000, intervalMs: 20 }))
   kube.setPodLogs(namespace, name, 'ADDON-SYNC {"error":"the repository has more than 50000 files"}\n')
   kube.failJob(namespace, name, { exitCode: 1 })
   const failed = await waitForSync(call, source.id)
