@@ -3,7 +3,8 @@ import { BigInt53, Int4, Success } from './common.ts'
 
 export const ModulesQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, description: 'Only this category (exact match, case-insensitive), e.g. `Finance`' })),
-  q: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive text searched in name, technical name and description; surrounding spaces are ignored' }))
+  q: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive text searched in name, technical name and description; surrounding spaces are ignored' })),
+  include: Type.Optional(Type.Literal('company', { description: '`company`: also the caller\'s company\'s modules synced from its addon sources (with `addon_source_id`). Needs a bearer token; without it the catalog is public.' }))
 })
 
 export const ErpModuleItem = Type.Object({

@@ -59,6 +59,16 @@ export interface KubeJobs {
   logs: (namespace: string, name: string, options?: { tailLines?: number }) => Promise<string>
   /** Deletes the Job and its pods (Background propagation: batch/v1 orphans pods by default); false when already gone. */
   remove: (namespace: string, name: string) => Promise<boolean>
+  /** The Job's uid; undefined when it does not exist. */
+  uid: (namespace: string, name: string) => Promise<string | undefined>
+  /**
+   * Creates (or replaces) a Secret for a Job's `envFromSecrets`: secrets never go into the Job's spec.
+   * Owned by the Job (`ownerJob`), it is garbage-collected with it, should its creator die first.
+   * The Job's pod waits for a Secret made after the Job (the kubelet retries).
+   */
+  putSecret: (secret: { namespace: string, name: string, labels?: Record<string, string>, data: Record<string, string>, ownerJob?: { name: string, uid: string } }) => Promise<void>
+  /** Deletes a Job's Secret; false when already gone. */
+  removeSecret: (namespace: string, name: string) => Promise<boolean>
 }
 
 export function jobManifest (spec: JobSpec): V1Job {
@@ -152,6 +162,35 @@ export function createKubeJobs (kubeConfig: KubeConfig, call: ApiCaller): KubeJo
     async remove (namespace, name) {
       try {
         await call(`delete Job ${namespace}/${name}`, (o) => batch.deleteNamespacedJob({ name, namespace, propagationPolicy: 'Background' }, o))
+        return true
+      } catch (error) {
+        if (isNotFound(error)) return false
+        throw error
+      }
+    },
+    async uid (namespace, name) {
+      try {
+        return (await call(`read Job ${namespace}/${name}`, (o) => batch.readNamespacedJob({ name, namespace }, o))).metadata?.uid
+      } catch (error) {
+        if (isNotFound(error)) return undefined
+        throw error
+      }
+    },
+    async putSecret ({ namespace, name, labels = {}, data, ownerJob }) {
+      const ownerReferences = ownerJob === undefined ? [] : [{ apiVersion: 'batch/v1', kind: 'Job', name: ownerJob.name, uid: ownerJob.uid }]
+      const body = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name, namespace, labels, ownerReferences }, stringData: data }
+      try {
+        await call(`create Secret ${namespace}/${name}`, (o) => core.createNamespacedSecret({ namespace, body }, o))
+      } catch (error) {
+        if (!(error instanceof KubernetesApiError && error.code === 409)) throw error
+        // A retried caller: the Secret of its first attempt holds what it held then; make it current.
+        await call(`delete Secret ${namespace}/${name}`, (o) => core.deleteNamespacedSecret({ name, namespace }, o))
+        await call(`create Secret ${namespace}/${name}`, (o) => core.createNamespacedSecret({ namespace, body }, o))
+      }
+    },
+    async removeSecret (namespace, name) {
+      try {
+        await call(`delete Secret ${namespace}/${name}`, (o) => core.deleteNamespacedSecret({ name, namespace }, o))
         return true
       } catch (error) {
         if (isNotFound(error)) return false

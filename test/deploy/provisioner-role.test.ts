@@ -7,12 +7,29 @@
 import t from 'tap'
 import { instanceSpec, QUOTA, setup, TENANT_ID, waitForState } from '../provisioning/kubernetes/setup.ts'
 import { kustomize } from '../support/kustomize.ts'
+import { waitFor } from '../support/kube/client-helpers.ts'
+import { createKubeAddonStorage } from '../../plugins/app/addon-sources/kube-addon-storage.ts'
 import { grantedPermissions, missingGrants, neededPermissions, type PolicyRule } from '../support/kube/rbac.ts'
 
 async function shippedRules (): Promise<PolicyRule[]> {
   const role = (await kustomize('deploy/kubernetes/base')).find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'erp-portal-provisioner')
   if (role === undefined) throw new Error('no ClusterRole erp-portal-provisioner in deploy/kubernetes/base')
   return (role as unknown as { rules: PolicyRule[] }).rules
+}
+
+/** An addon-source sync with a credential (its Job and the Job's Secret), and a removal. */
+async function addonSync (kube: Awaited<ReturnType<typeof setup>>['kube'], backend: Awaited<ReturnType<typeof setup>>['backend']): Promise<void> {
+  const storage = createKubeAddonStorage({ jobs: () => backend.jobs, image: 'git-sync:test', timeoutMs: 5000, intervalMs: 10 })
+  const syncing = storage.sync({
+    tenantSubdomain: 'acme', sourceId: 1, url: new URL('https://git.example.com/a.git'), branch: 'main', subpath: null,
+    address: { address: '203.0.113.5', family: 4 }, credential: { kind: 'token', secret: 't' }, maxBytes: 1024, maxFiles: 10, signal: AbortSignal.timeout(5000)
+  })
+  const name = await waitFor(async () => kube.list('Job', 'erp-acme').map((j) => String(j.metadata?.name)).find((n) => n.startsWith('addon-sync-1-')))
+  await waitFor(async () => kube.list('Pod', 'erp-acme').some((p) => String(p.metadata?.name).startsWith(name) && p.status?.phase === 'Running'))
+  kube.setPodLogs('erp-acme', name, `ADDON-SYNC {"commit":"${'a'.repeat(40)}","modules":[],"skipped":[]}\n`)
+  kube.completeJob('erp-acme', name)
+  await syncing
+  await storage.remove('acme', 1)
 }
 
 /** Every backend operation, the paths that only run when something is wrong included. */
@@ -37,6 +54,7 @@ async function lifeCycleRequests (t: Parameters<typeof setup>[0]) {
   await backend.jobs.wait('erp-acme', 'one-off', { timeoutMs: 2000, intervalMs: 10 })
   await backend.jobs.logs('erp-acme', 'one-off')
   await backend.jobs.remove('erp-acme', 'one-off')
+  await addonSync(kube, backend)
   await backend.stop(spec)
   await backend.start(spec)
   await backend.remove(spec)

@@ -44,9 +44,16 @@ export async function findModules (root: string): Promise<FoundModule[]> {
     if (!entry.isDirectory() || !MODULE_NAME.test(entry.name)) continue
     const manifest = await readFile(join(root, entry.name, '__manifest__.py'), 'utf8').catch(() => undefined)
     if (manifest === undefined) continue
-    found.push({ technicalName: entry.name, name: manifestString(manifest, 'name') ?? entry.name, description: manifestString(manifest, 'summary') ?? '' })
+    const module = manifestModule(entry.name, manifest)
+    if (module !== undefined) found.push(module)
   }
   return found.sort((a, b) => a.technicalName.localeCompare(b.technicalName))
+}
+
+/** A module from its folder's name and its manifest's text; undefined for a name the ERP would not load. */
+export function manifestModule (technicalName: string, manifest: string): FoundModule | undefined {
+  if (!MODULE_NAME.test(technicalName)) return undefined
+  return { technicalName, name: manifestString(manifest, 'name') ?? technicalName, description: manifestString(manifest, 'summary') ?? '' }
 }
 
 /** A plain string value of the manifest's dict (never evaluated). */

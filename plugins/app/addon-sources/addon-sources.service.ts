@@ -141,7 +141,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       requireAdmin(actor, 'sync addon sources')
       const source = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
-        if (storage === undefined) throw AddonSyncUnavailable('No backend here keeps addon code (the Docker backend is not enabled)')
+        if (storage === undefined) throw AddonSyncUnavailable('No backend here keeps addon code (neither the Docker nor the Kubernetes backend is enabled)')
         if (syncing(source)) return source
         Object.assign(source, { state: 'syncing', updatedAt: new Date() })
         record(tx, actor, source, 'addon_source.sync_requested', `Sync of addon source ${source.name} requested`)

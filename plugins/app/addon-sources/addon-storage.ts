@@ -23,6 +23,18 @@ export interface SyncRequest {
   maxBytes: number
   maxFiles: number
   signal: AbortSignal
+  /** Modules the tenant's other sources provide (technical name -> that source's name): finding one fails the sync. */
+  taken?: Record<string, string>
+}
+
+export class ModuleConflict extends Error {
+  override name = 'ModuleConflict'
+}
+
+/** Refuses a checkout that provides a module another source of the tenant provides already. */
+export function checkConflicts (found: string[], taken: Record<string, string> | undefined): void {
+  const clash = found.find((name) => taken !== undefined && Object.hasOwn(taken, name))
+  if (clash !== undefined) throw new ModuleConflict(`the module ${clash} is already provided by the addon source ${taken?.[clash] ?? ''}`)
 }
 
 export interface SyncOutcome {
@@ -51,6 +63,7 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
         try {
           await checkoutCommit(gitDir, stage, commit, signal)
           const found = await findModules(request.subpath === null ? stage : join(stage, request.subpath))
+          checkConflicts(found.map((m) => m.technicalName), request.taken)
           const { linked, skipped } = await switchTo(addonsDir, request.sourceId, stage, request.subpath, found.map((m) => m.technicalName))
           return { commit, modules: found.filter((m) => linked.includes(m.technicalName)), skipped }
         } catch (error) {
@@ -64,6 +77,30 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
 
     async remove (tenantSubdomain, sourceId) {
       await removeSource(addonsDirOf(tenantSubdomain), sourceId)
+    }
+  }
+}
+
+/**
+ * Every backend's storage, in turn (an installation offering both keeps a tenant's code in both).
+ * The first one's outcome is reported; another that fetched a different commit (a push in
+ * between) fails the sync, to be run again.
+ */
+export function combinedStorage (storages: AddonStorage[]): AddonStorage {
+  const [first, ...rest] = storages
+  if (first === undefined) throw new Error('combinedStorage needs a storage')
+  if (rest.length === 0) return first
+  return {
+    async sync (request) {
+      const outcome = await first.sync(request)
+      for (const storage of rest) {
+        const other = await storage.sync(request)
+        if (other.commit !== outcome.commit) throw new Error(`the branch moved during the sync (${outcome.commit.slice(0, 12)}, then ${other.commit.slice(0, 12)}): sync again`)
+      }
+      return outcome
+    },
+    async remove (tenantSubdomain, sourceId) {
+      for (const storage of storages) await storage.remove(tenantSubdomain, sourceId)
     }
   }
 }

@@ -13,14 +13,30 @@ export interface GitRun {
 }
 
 /**
- * Runs the git CLI without a shell and answers its stdout. The environment is
- * the service's own plus what the caller adds: GIT_SSL_CAINFO and the system's
- * CA settings reach git untouched. Never prompts for credentials.
+ * What git (and its helpers: git-remote-https, ssh) may see of the service's
+ * environment: the basics, the trust settings and the proxies. Nothing else:
+ * the service's secrets (JWT_SECRET, DATABASE_URL, …) never reach them.
+ */
+export const GIT_ENV_PASSED = [
+  'PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR',
+  'GIT_SSL_CAINFO', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS',
+  'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY'
+] as const
+
+export function gitEnvironment (extra: NodeJS.ProcessEnv, from: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const passed = Object.fromEntries(GIT_ENV_PASSED.flatMap((name) => from[name] === undefined ? [] : [[name, from[name]]]))
+  return { ...passed, ...extra, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' }
+}
+
+/**
+ * Runs the git CLI without a shell and answers its stdout, with the curated
+ * environment above plus what the caller adds (GIT_SSL_CAINFO reaches git).
+ * Never prompts for credentials.
  */
 export async function runGit ({ args, env, signal, watch }: GitRun): Promise<string> {
   return await new Promise((resolve, reject) => {
     // Its own process group: a stop kills git's helpers too (git-remote-https, ssh), which hold the pipes open.
-    const child = spawn('git', args, { env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn('git', args, { env: gitEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     const out: Buffer[] = []
     const err: Buffer[] = []
     let stopped: Error | undefined

@@ -2,7 +2,9 @@ import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { parseAllowHosts, type OutboundPolicy } from '../../../lib/outbound-url.ts'
 import { addonsHostPath } from '../../../provisioning/docker/container-config.ts'
-import { createLocalAddonStorage } from './addon-storage.ts'
+import type { KubernetesBackend } from '../../../provisioning/kubernetes/index.ts'
+import { combinedStorage, createLocalAddonStorage, type AddonStorage } from './addon-storage.ts'
+import { createKubeAddonStorage } from './kube-addon-storage.ts'
 import { ADDON_SYNC_QUEUE, createAddonSourcesService, type AddonSourcesService, type AddonSyncJobData } from './addon-sources.service.ts'
 import { createCredentialSealer } from './credential-seal.ts'
 import { createSyncJob } from './sync-job.ts'
@@ -16,7 +18,8 @@ declare module 'fastify' {
 /**
  * Git addon sources: registration, and the job that syncs a source into the
  * tenant's addons storage and lists its modules in the tenant's catalog.
- * The Docker backend's storage is the tenant's addons folder on this host.
+ * The Docker backend's storage is the tenant's addons folder on this host;
+ * the Kubernetes backend's is the tenant's addons claim, written by a Job.
  */
 export default fp(async (fastify) => {
   const { config } = fastify
@@ -24,9 +27,18 @@ export default fp(async (fastify) => {
   if (config.ERP_CREDENTIALS_KEY === undefined) throw new Error('ERP_CREDENTIALS_KEY must be resolved before the app is built')
   const sealer = createCredentialSealer(config.ERP_CREDENTIALS_KEY)
   const policy: OutboundPolicy = { allowHosts: parseAllowHosts(config.ADDON_SOURCE_ALLOWED_HOSTS) }
-  const storage = config.instanceBackends.includes('docker')
-    ? createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT }))
-    : undefined
+  const storages: AddonStorage[] = []
+  if (config.instanceBackends.includes('docker')) {
+    storages.push(createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT })))
+  }
+  if (config.instanceBackends.includes('kubernetes')) {
+    storages.push(createKubeAddonStorage({
+      jobs: () => (fastify.instances.backends.get('kubernetes') as KubernetesBackend).jobs,
+      image: config.ADDON_SYNC_IMAGE,
+      timeoutMs: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS * 1000
+    }))
+  }
+  const storage = storages.length === 0 ? undefined : combinedStorage(storages)
   const service = createAddonSourcesService({
     jobs: fastify.jobs, activity: fastify.activity, sealer, policy, storage, syncStaleMs: (config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 300) * 1000
   })
@@ -50,4 +62,4 @@ export default fp(async (fastify) => {
     }, syncJob)
   }
   fastify.decorate('addonSources', service)
-}, { name: 'addon-sources', dependencies: ['env', 'orm', 'jobs', 'activity'] })
+}, { name: 'addon-sources', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

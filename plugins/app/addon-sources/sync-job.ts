@@ -60,6 +60,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       subpath: source.subpath ?? null,
       address,
       ...(credential === undefined ? {} : { credential }),
+      taken: await modulesOfOtherSources(em, source),
       maxBytes: deps.limits.maxBytes,
       maxFiles: deps.limits.maxFiles,
       signal: AbortSignal.timeout(deps.limits.timeoutMs)
@@ -91,6 +92,14 @@ export function createSyncJob (deps: SyncJobDeps) {
       })
     }
   }
+}
+
+/** The modules the tenant's other sources provide: a second source of the same module is refused. */
+async function modulesOfOtherSources (em: EntityManager, source: AddonSource): Promise<Record<string, string>> {
+  const rows = await em.execute<Array<{ technical_name: string, source_name: string }>>(
+    `SELECT m.technical_name, s.name AS source_name FROM erp_modules m JOIN addon_sources s ON s.id = m.addon_source_id
+      WHERE m.tenant_id = ? AND s.tenant_id = ? AND m.addon_source_id <> ?`, [source.tenant.id, source.tenant.id, source.id])
+  return Object.fromEntries(rows.map((row) => [row.technical_name, row.source_name]))
 }
 
 function describe (error: unknown, timeoutMs: number): string {
