@@ -19,6 +19,7 @@ import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
 import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
+import { ErpCredentials } from '../plugins/app/erp/erp-credentials.entity.ts'
 import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
@@ -27,5 +28,5 @@ export const entities = [
   Instance, Backup, Activity, Invitation, Ticket, TicketMessage, ErpModule, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
-  MetricSample, MetricHour
+  MetricSample, MetricHour, ErpCredentials
 ]

@@ -24,7 +24,8 @@ const tenantColumn: Record<string, string> = {
   PlanConfiguration: 'tenant',
   Subscription: 'tenant',
   Payment: 'tenant',
-  HandoffCode: 'tenant'
+  HandoffCode: 'tenant',
+  ErpCredentials: 'tenant'
 }
 
 export interface TenantFilterParams {

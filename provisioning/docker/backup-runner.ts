@@ -145,7 +145,7 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
 }
 
 /** The text of multiplexed log frames (an 8-byte header before each chunk). */
-function demux (buffer: Buffer): string {
+export function demux (buffer: Buffer): string {
   let text = ''
   let offset = 0
   while (offset + 8 <= buffer.length) {
