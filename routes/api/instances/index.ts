@@ -6,6 +6,7 @@ import type { LifecycleAction } from '../../../plugins/app/instances/instances.s
 import logs from './logs.ts'
 import metrics from './metrics.ts'
 import backups from './backups.ts'
+import users from './users.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -102,6 +103,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(logs)
   await fastify.register(metrics)
   await fastify.register(backups)
+  await fastify.register(users)
 }
 
 export default routes

@@ -1,0 +1,38 @@
+import fp from 'fastify-plugin'
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { createErpAccess, type ErpAccess } from './erp-access.ts'
+import { createErpUserJob, ERP_USER_QUEUE, type ErpUserJobData } from './erp-user-job.ts'
+import { createErpUsersService, type ErpUsersService } from './erp-users.service.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    erp: { users: ErpUsersService, access: ErpAccess }
+  }
+}
+
+/**
+ * Inside the instances: their ERP's users (read live through the ERP adapter) and invitations
+ * to an instance, whose ERP user a job creates once the person accepted.
+ */
+export default fp(async (fastify) => {
+  const { config } = fastify
+  const orm: MikroORM = fastify.orm
+  const access = createErpAccess({
+    backends: fastify.instances.backends,
+    databases: fastify.instances.databases,
+    credentials: fastify.instances.erpCredentials,
+    timeoutMs: config.ERP_CALL_TIMEOUT_SECONDS * 1000,
+    log: fastify.log.child({ component: 'erp' })
+  })
+  const users = createErpUsersService({ access, jobs: fastify.jobs, activity: fastify.activity, invitations: fastify.invitations })
+  const job = createErpUserJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-user-jobs' }) })
+  await fastify.jobs.define<ErpUserJobData>(ERP_USER_QUEUE, {
+    retryLimit: config.ERP_USER_JOB_RETRIES,
+    retryDelay: 10,
+    retryBackoff: true,
+    retryDelayMax: 900,
+    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+    expireInSeconds: 600
+  }, job)
+  fastify.decorate('erp', { users, access })
+}, { name: 'erp', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances', 'invitations'] })
