@@ -18,6 +18,9 @@ export function createOrmConfig ({ databaseUrl, poolMax = 10, debug = false }: O
     filters: { [tenantFilter.name]: tenantFilter },
     extensions: [Migrator],
     pool: { min: 0, max: poolMax },
+    // A database that stops answering (a dead host, a network partition) fails a request after
+    // 5 s with 503 DATABASE_UNAVAILABLE instead of holding it open forever (pg's default).
+    driverOptions: { connectionTimeoutMillis: 5_000 },
     debug,
     // The schema is changed by committed migrations only, never synced at runtime.
     ensureDatabase: false,

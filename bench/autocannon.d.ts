@@ -1,4 +1,4 @@
-// The subset of autocannon 9's programmatic API that bench/run.ts uses
+// The subset of autocannon 9's programmatic API that bench/run.ts and bench/soak.ts use
 // (see node_modules/autocannon/README.md, "Results"); the package ships no types.
 declare module 'autocannon' {
   interface Histogram {
@@ -21,6 +21,19 @@ declare module 'autocannon' {
     duration?: number
     warmup?: { duration?: number, connections?: number }
     timeout?: number
+    /** Each connection sends these in turn, over and over (bench/soak.ts). */
+    requests?: Request[]
+  }
+
+  interface Request {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string
+    /** Returns the request to send (e.g. with a fresh body); called before each send. */
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request
+    /** Sees each answer; `context` is the connection's own, kept across its requests. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
 
   interface Result {
@@ -39,5 +52,5 @@ declare module 'autocannon' {
 
   function autocannon (options: Options): Promise<Result>
   export default autocannon
-  export type { Options, Result, Histogram }
+  export type { Options, Request, Result, Histogram }
 }

@@ -105,8 +105,8 @@ export function serveUntilStopped (ready: Omit<ReadyMessage, 'type'>, close: () 
       process.exit(1)
     })
   }
-  // Every child tells its CPU time (µs, user + system), for the CPU cost per request of a run.
-  const answered: CallHandlers = { cpuMicros: async () => cpuMicros(), ...handlers }
+  // Every child tells its CPU time (µs, user + system), for the CPU cost per request of a run, and its RSS (bench/soak.ts).
+  const answered: CallHandlers = { cpuMicros: async () => cpuMicros(), rssBytes: async () => process.memoryUsage.rss(), ...handlers }
   process.on('message', (message: { type?: string, id?: number, name?: string, payload?: unknown }) => {
     if (message?.type === 'stop') shutdown()
     if (message?.type === 'call') answer(answered, message.id ?? 0, message.name ?? '', message.payload)

@@ -72,7 +72,8 @@ const ErrorRef = Type.Ref('ErrorEnvelope')
  */
 export function responses<T extends Record<number, TSchema>> (success: T, errorStatuses: number[] = []) {
   const errors: Record<number, TSchema> = {}
-  for (const status of [400, 500, ...errorStatuses]) errors[status] = ErrorRef
+  // 503: any route that reads the database answers DATABASE_UNAVAILABLE while it cannot be reached.
+  for (const status of [400, 500, 503, ...errorStatuses]) errors[status] = ErrorRef
   return { ...errors, ...success } as T & Record<number, TSchema>
 }
 

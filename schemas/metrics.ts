@@ -59,18 +59,24 @@ const memory = AvgMax('memory', 'MB')
 const database = AvgMax('database size', 'MB', true)
 const volume = AvgMax('data volume use', 'MB', true)
 
-export const MetricsPoint = Type.Object({
-  time: Type.String({ format: 'date-time', description: 'Start of the bucket (multiples of the step from 2000-01-01 UTC)' }),
-  samples: Int4({ description: 'Readings in the bucket' }),
-  cpu_avg: cpu.avg,
-  cpu_max: cpu.max,
-  memory_avg: memory.avg,
-  memory_max: memory.max,
-  database_avg: database.avg,
-  database_max: database.max,
-  volume_avg: volume.avg,
-  volume_max: volume.max
-}, { description: 'One bucket of the series; buckets without readings are left out' })
+const column = (item: ReturnType<typeof FiniteNumber> | ReturnType<typeof numberOrNull>) =>
+  Type.Array(item, { maxItems: 1000, description: `${(item as { description?: string }).description ?? ''} per bucket` })
+
+export const MetricsSeries = Type.Object({
+  time: Type.Array(Type.String({ format: 'date-time' }), { maxItems: 1000, description: 'Start of each bucket (multiples of the step from 2000-01-01 UTC), oldest first' }),
+  samples: Type.Array(Int4(), { maxItems: 1000, description: 'Readings in each bucket' }),
+  cpu_avg: column(cpu.avg),
+  cpu_max: column(cpu.max),
+  memory_avg: column(memory.avg),
+  memory_max: column(memory.max),
+  database_avg: column(database.avg),
+  database_max: column(database.max),
+  volume_avg: column(volume.avg),
+  volume_max: column(volume.max)
+}, {
+  description: 'The series column by column: entry i of every array belongs to bucket `time[i]` (the layout chart libraries take, ' +
+    'without a field name per point). Buckets without readings are left out.'
+})
 
 export const MetricsHistoryResponse = Success({
   instance_id: InstanceId,
@@ -78,5 +84,5 @@ export const MetricsHistoryResponse = Success({
   to: Type.String({ format: 'date-time' }),
   step: Type.String({ description: 'The step asked for, e.g. 5m' }),
   step_seconds: Int4(),
-  points: Type.Array(MetricsPoint)
+  series: MetricsSeries
 })

@@ -3,3 +3,4 @@ export { createKubernetesBackend, type KubernetesBackend } from './kubernetes-ba
 export { loadKubeConfig } from './load-kube-config.ts'
 export { KubernetesApiError } from './api-errors.ts'
 export type { KubernetesBackendOptions } from './options.ts'
+export type { JobOutcome, JobSpec, JobVolume, KubeJobs } from './jobs.ts'

@@ -2,6 +2,7 @@ import { BackendUnavailableError, type ProvisioningBackend } from '../backend.ts
 import { createApiCaller } from './api-call.ts'
 import { KubernetesApiError } from './api-errors.ts'
 import { createInstanceOps } from './instance-ops.ts'
+import { createKubeJobs, type KubeJobs } from './jobs.ts'
 import { createKubeApi } from './kube-api.ts'
 import { createKubernetesLogs } from './logs.ts'
 import { createKubernetesUsage } from './metrics.ts'
@@ -14,6 +15,8 @@ export interface KubernetesBackend extends ProvisioningBackend {
   ensureTenant: NonNullable<ProvisioningBackend['ensureTenant']>
   /** Deletes the tenant's namespace, and everything in it. Not part of the interface; for tenant deletion. */
   removeTenant: (tenantSubdomain: string) => Promise<void>
+  /** One-off Jobs in a tenant namespace, through the backend's API caller (timeouts, retries). */
+  jobs: KubeJobs
   close: () => Promise<void>
 }
 
@@ -58,6 +61,7 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,
     removeTenant: tenants.removeTenant,
+    jobs: createKubeJobs(options.kubeConfig, call),
     // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.
     async close () {}
   }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply } from 'fastify'
 import { defineError, isAppError } from '../../../lib/errors.ts'
 import { findUnstorableText } from '../../../lib/storable-text.ts'
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../../lib/database-unavailable.ts'
 
 export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
 
@@ -61,6 +62,9 @@ interface ValidationIssue {
 export function toErrorBody (error: FastifyError): { status: number, body: ErrorBody } {
   if (Array.isArray(error.validation)) {
     return { status: 400, body: validationBody(error.validation as ValidationIssue[], error.validationContext ?? 'body') }
+  }
+  if (isDatabaseUnavailable(error)) {
+    return { status: 503, body: { code: 'DATABASE_UNAVAILABLE', message: `The database cannot be reached right now; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds` } }
   }
   const status = statusOf(error)
   if (isAppError(error)) {

@@ -3,6 +3,7 @@ import type { FastifyError } from 'fastify'
 import { defineError } from '../../../lib/errors.ts'
 import { assertStorableText, findNonFiniteNumber, sendError, toErrorBody } from './envelope.ts'
 import { createMethodRouter } from './method-router.ts'
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../../lib/database-unavailable.ts'
 
 const NotFiniteNumber = defineError('NUMBER_NOT_FINITE', 'A number in the request is not finite', 400)
 
@@ -32,6 +33,10 @@ export default fp(async (fastify) => {
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, body } = toErrorBody(error)
+    if (body.code === 'DATABASE_UNAVAILABLE') {
+      request.log.warn({ err: error }, 'database unavailable')
+      return sendError(reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)), status, body)
+    }
     if (status >= 500) request.log.error({ err: error }, 'request failed')
     else request.log.info({ code: body.code, status }, body.message)
     return sendError(reply, status, body)

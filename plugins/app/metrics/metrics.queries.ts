@@ -134,17 +134,18 @@ export interface HistoryBucketRow {
   volume_max: number | null
 }
 
-export interface HistoryPointRow {
-  time: string
-  samples: number
-  cpu_avg: number
-  cpu_max: number
-  memory_avg: number
-  memory_max: number
-  database_avg: number | null
-  database_max: number | null
-  volume_avg: number | null
-  volume_max: number | null
+/** The series column by column: entry i of every array is bucket i (what chart libraries take). */
+export interface HistorySeries {
+  time: string[]
+  samples: number[]
+  cpu_avg: number[]
+  cpu_max: number[]
+  memory_avg: number[]
+  memory_max: number[]
+  database_avg: Array<number | null>
+  database_max: Array<number | null>
+  volume_avg: Array<number | null>
+  volume_max: Array<number | null>
 }
 
 /**

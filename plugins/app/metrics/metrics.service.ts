@@ -3,8 +3,8 @@ import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
-import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryBucketRow, type HistoryPointRow } from './metrics.queries.ts'
-import { toHistoryPoint, toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
+import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryBucketRow, type HistorySeries } from './metrics.queries.ts'
+import { toHistorySeries, toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
@@ -29,7 +29,7 @@ export interface HistoryView {
   to: string
   step: string
   step_seconds: number
-  points: HistoryPointRow[]
+  series: HistorySeries
 }
 
 const num = (value: number | string | null): number | null => value === null ? null : Number(value)
@@ -108,7 +108,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
         to: range.to.toISOString(),
         step: range.step,
         step_seconds: range.stepSeconds,
-        points: rows.flatMap((row) => row.epoch === null ? [] : [toHistoryPoint(row)])
+        series: toHistorySeries(rows)
       }
     }
   }

@@ -1,5 +1,5 @@
 /** What GET /metrics, get_instance_metrics and the history answer. Units: cpu cores, memory and storage MB. */
-import type { HistoryBucketRow, HistoryPointRow } from './metrics.queries.ts'
+import type { HistoryBucketRow, HistorySeries } from './metrics.queries.ts'
 
 export interface UsageNumbers {
   cpuCores: number
@@ -60,18 +60,24 @@ export function toMetricsView (input: {
   }
 }
 
-/** A bucket of the history: its start as ISO 8601, cores to 3 decimals, MB to 1. */
-export function toHistoryPoint (row: HistoryBucketRow): HistoryPointRow {
-  return {
-    time: new Date(Number(row.epoch) * 1000).toISOString(),
-    samples: row.samples ?? 0,
-    cpu_avg: round(row.cpu_avg ?? 0, 3),
-    cpu_max: round(row.cpu_max ?? 0, 3),
-    memory_avg: round(row.memory_avg ?? 0, 1),
-    memory_max: round(row.memory_max ?? 0, 1),
-    database_avg: roundOrNull(row.database_avg, 1),
-    database_max: roundOrNull(row.database_max, 1),
-    volume_avg: roundOrNull(row.volume_avg, 1),
-    volume_max: roundOrNull(row.volume_max, 1)
+/** The buckets as columns, oldest first: starts as ISO 8601, cores to 3 decimals, MB to 1. */
+export function toHistorySeries (rows: HistoryBucketRow[]): HistorySeries {
+  const series: HistorySeries = {
+    time: [], samples: [], cpu_avg: [], cpu_max: [], memory_avg: [], memory_max: [],
+    database_avg: [], database_max: [], volume_avg: [], volume_max: []
   }
+  for (const row of rows) {
+    if (row.epoch === null) continue // the one row of an empty series
+    series.time.push(new Date(Number(row.epoch) * 1000).toISOString())
+    series.samples.push(row.samples ?? 0)
+    series.cpu_avg.push(round(row.cpu_avg ?? 0, 3))
+    series.cpu_max.push(round(row.cpu_max ?? 0, 3))
+    series.memory_avg.push(round(row.memory_avg ?? 0, 1))
+    series.memory_max.push(round(row.memory_max ?? 0, 1))
+    series.database_avg.push(roundOrNull(row.database_avg, 1))
+    series.database_max.push(roundOrNull(row.database_max, 1))
+    series.volume_avg.push(roundOrNull(row.volume_avg, 1))
+    series.volume_max.push(roundOrNull(row.volume_max, 1))
+  }
+  return series
 }

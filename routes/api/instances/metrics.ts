@@ -21,6 +21,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/:id/metrics/history', {
     config: { auth: 'portal-inline' },
+    // Up to 10,000 numbers in flat arrays, built field by field by the service: the engine's own
+    // JSON.stringify writes them several times faster than a schema-compiled serializer.
+    serializerCompiler: () => (data) => JSON.stringify(data),
     schema: {
       tags: ['instances'],
       operationId: 'getInstanceMetricsHistory',

@@ -98,6 +98,26 @@ const DEFAULTERS: Record<string, (object: JsonObject, before: JsonObject | undef
     }
     const template = obj(spec, 'template')
     if (isObject(template.spec)) defaultPodSpec(template.spec)
+  },
+  /** The selector and the template's labels are generated from the uid (manualSelector is not supported). */
+  Job (object, before) {
+    const meta = obj(object, 'metadata')
+    const spec = obj(object, 'spec')
+    setDefault(spec, 'parallelism', 1)
+    setDefault(spec, 'completions', 1)
+    setDefault(spec, 'backoffLimit', 6)
+    setDefault(spec, 'completionMode', 'NonIndexed')
+    setDefault(spec, 'suspend', false)
+    setDefault(spec, 'podReplacementPolicy', 'TerminatingOrFailed')
+    const uid = String(meta.uid ?? '')
+    const template = obj(spec, 'template')
+    if (before === undefined) {
+      setDefault(spec, 'selector', { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } })
+      const templateMeta = obj(template, 'metadata')
+      Object.assign(obj(templateMeta, 'labels'), { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': meta.name ?? '', 'controller-uid': uid, 'job-name': meta.name ?? '' })
+      if (!isObject(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...(templateMeta.labels as JsonObject) }
+    }
+    if (isObject(template.spec)) defaultPodSpec(template.spec)
   }
 }
 

@@ -40,7 +40,7 @@ t.test('discovery: the documents KubernetesObjectApi resolves kinds with', async
   const get = async (path: string): Promise<any> => (await fetch(`${kube.url}${path}`, { headers: { authorization: `Bearer ${kube.token}` } })).json()
   t.same((await get('/api')).versions, ['v1'])
   const groups = (await get('/apis')).groups.map((g: { name: string }) => g.name)
-  t.same(groups.sort(), ['apps', 'networking.k8s.io'])
+  t.same(groups.sort(), ['apps', 'batch', 'networking.k8s.io'])
   const core = await get('/api/v1')
   const byName = Object.fromEntries(core.resources.map((r: { name: string }) => [r.name, r]))
   t.match(byName.namespaces, { kind: 'Namespace', namespaced: false })

@@ -16,6 +16,7 @@ import type { ApiRequest } from './api-request.ts'
 import { ClusterControllers } from './controllers.ts'
 import { discoveryDocument } from './discovery.ts'
 import { FaultInjector, type Fault } from './faults.ts'
+import { JobController, type JobEnding } from './jobs.ts'
 import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './kubeconfig.ts'
 import { isObject, type JsonObject } from './merge.ts'
 import { PodLogs } from './pod-logs.ts'
@@ -69,7 +70,11 @@ export interface FakeKubeApiServer {
   setReady: (namespace: string, deployment: string) => void
   holdNotReady: (namespace: string, deployment: string, options?: { reason?: string }) => void
   releaseHold: (namespace: string, deployment: string) => void
-  /** Log text for a pod, or for every pod of a deployment; per container optionally. */
+  /** The Job's running pod exits 0 and the Job completes (throws when it has no running pod). */
+  completeJob: (namespace: string, job: string) => void
+  /** The Job's running pod exits non-zero (default 1): replaced within `backoffLimit`, else the Job fails. */
+  failJob: (namespace: string, job: string, ending?: JobEnding) => void
+  /** Log text for a pod, or for every pod of a deployment or Job; per container optionally. */
   setPodLogs: (namespace: string, podOrDeployment: string, text: string, options?: { container?: string }) => void
   /** A line written now (newline added): stored, and sent to every open follow (follow=true) of those logs. */
   appendPodLog: (namespace: string, podOrDeployment: string, line: string, options?: { container?: string }) => void
@@ -101,8 +106,11 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     }
   }
   const deployments = new DeploymentController(ctx, options.readyDelayMs ?? 0)
-  const quota = new QuotaTracker(store, (ns) => deployments.pods(ns).map((p) => p.template))
+  const jobs = new JobController(ctx, options.readyDelayMs ?? 0)
+  const allPods = (ns?: string): SimPod[] => [...deployments.pods(ns), ...jobs.pods(ns)]
+  const quota = new QuotaTracker(store, (ns) => [...deployments.pods(ns), ...jobs.activePods(ns)].map((p) => p.template))
   deployments.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)
+  jobs.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)
   ctx.admit = (type, namespace, object, before) => quota.admitObject(type, namespace, object, before)
   const controllers = new ClusterControllers(ctx, quota, options.namespaceDeletionDelayMs ?? 0)
   const logs = new PodLogs()
@@ -111,10 +119,10 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   const faults = new FaultInjector()
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
-  const tick = (): void => { deployments.tick(); controllers.tick() }
-  const findPod = (ns: string, name: string): SimPod | undefined => deployments.pods(ns).find((p) => p.name === name)
+  const tick = (): void => { deployments.tick(); jobs.tick(); controllers.tick() }
+  const findPod = (ns: string, name: string): SimPod | undefined => allPods(ns).find((p) => p.name === name)
   const source = {
-    list: (type: ResourceType, ns?: string) => type.kind === 'Pod' ? deployments.renderedPods(ns) : store.list(type, ns).map(toWire),
+    list: (type: ResourceType, ns?: string) => type.kind === 'Pod' ? allPods(ns).map(renderPod) : store.list(type, ns).map(toWire),
     get: (type: ResourceType, ns: string | undefined, name: string) => {
       if (type.kind === 'Pod') { const pod = findPod(ns ?? '', name); return pod === undefined ? undefined : renderPod(pod) }
       const entry = store.get(type, ns, name)
@@ -138,13 +146,13 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       if (fault !== undefined) throw fault
       tick()
       if (url.pathname.startsWith(METRICS_GROUP_PATH)) {
-        const result = podMetrics.handle(method, url.pathname, url.searchParams, (ns) => deployments.pods(ns), new Date())
+        const result = podMetrics.handle(method, url.pathname, url.searchParams, allPods, new Date())
         answer(result.code, result.body); return
       }
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
-      const result = route({ ctx, source, logs, findPod }, apiRequest)
+      const result = route({ ctx, source, logs, findPod, deletingJobs: (policy) => { jobs.deleting(policy) } }, apiRequest)
       if (result.follow !== undefined) {
         record.status = result.code
         res.writeHead(result.code, { 'Content-Type': 'text/plain; charset=utf-8', 'Transfer-Encoding': 'chunked' })
@@ -192,6 +200,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     setReady: (namespace, deployment) => { tick(); deployments.setReady(namespace, deployment) },
     holdNotReady: (namespace, deployment, o = {}) => { deployments.hold(namespace, deployment, o.reason) },
     releaseHold: (namespace, deployment) => { deployments.release(namespace, deployment) },
+    completeJob: (namespace, job) => { jobs.complete(namespace, job) },
+    failJob: (namespace, job, ending) => { jobs.fail(namespace, job, ending) },
     setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
     appendPodLog: (namespace, podOrDeployment, line, o = {}) => { logs.append(namespace, podOrDeployment, line, o.container) },
     podLogFollowers: () => logs.followers(),

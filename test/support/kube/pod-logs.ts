@@ -6,7 +6,7 @@
  * `follow` (the answer stays open and carries appended lines until the client goes).
  */
 import type { ApiRequest, ApiResponse } from './api-request.ts'
-import { containersOf, type SimPod } from './pods.ts'
+import { containersOf, hasLogs, type SimPod } from './pods.ts'
 import type { ResourceType } from './resources.ts'
 import { badRequest, notFound } from './status.ts'
 
@@ -71,7 +71,7 @@ export class PodLogs {
     const container = req.query.get('container') ?? (names.length === 1 ? names[0] : undefined)
     if (container === undefined) throw badRequest(`a container name must be specified for pod ${pod.name}, choose one of: [${names.join(' ')}]`)
     if (!names.includes(container)) throw badRequest(`container ${container} is not valid for pod ${pod.name}`)
-    if (!pod.ready && pod.failing !== 'CrashLoopBackOff') throw badRequest(`container "${container}" in pod "${pod.name}" is waiting to start: ${pod.failing ?? 'ContainerCreating'}`)
+    if (!hasLogs(pod)) throw badRequest(`container "${container}" in pod "${pod.name}" is waiting to start: ${pod.failing ?? 'ContainerCreating'}`)
     const key = this.#keyOf(pod, container)
     let pieces = this.#logs.get(key) ?? []
     const since = req.query.get('sinceTime')

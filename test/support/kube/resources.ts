@@ -3,6 +3,7 @@
  * in discovery (/api/v1, /apis/<group>/<version>). Adding a plain kind is one entry.
  */
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment'
+import { Job } from 'kubernetes-models/batch/v1/Job'
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress'
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap'
 import { Namespace } from 'kubernetes-models/v1/Namespace'
@@ -56,6 +57,7 @@ export const RESOURCE_TYPES: ResourceType[] = [
   type({ kind: 'Secret', group: '', version: 'v1', plural: 'secrets', namespaced: true, validateSchema: schema(Secret) }),
   type({ kind: 'Service', group: '', version: 'v1', plural: 'services', namespaced: true, shortNames: ['svc'], subresources: ['status'], hasStatus: true, validateSchema: schema(Service) }),
   type({ kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments', namespaced: true, shortNames: ['deploy'], subresources: ['scale', 'status'], hasGeneration: true, hasStatus: true, validateSchema: schema(Deployment) }),
+  type({ kind: 'Job', group: 'batch', version: 'v1', plural: 'jobs', namespaced: true, subresources: ['status'], hasGeneration: true, hasStatus: true, validateSchema: schema(Job) }),
   type({ kind: 'Ingress', group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', namespaced: true, shortNames: ['ing'], subresources: ['status'], hasGeneration: true, hasStatus: true, validateSchema: schema(Ingress) })
 ]
 

@@ -5,6 +5,7 @@
 import { loadYaml } from '@kubernetes/client-node'
 import type { ApiRequest, ApiResponse } from './api-request.ts'
 import { apply } from './apply.ts'
+import { isObject } from './merge.ts'
 import type { PodLogs } from './pod-logs.ts'
 import type { SimPod } from './pods.ts'
 import { getOne, list, type ObjectSource } from './read-handlers.ts'
@@ -19,6 +20,8 @@ export interface RouterDeps {
   source: ObjectSource
   logs: PodLogs
   findPod: (namespace: string, name: string) => SimPod | undefined
+  /** Told the propagationPolicy of a Job deletion before the store removes the Job. */
+  deletingJobs: (policy: string | undefined) => void
 }
 
 interface ParsedPath { type: ResourceType, namespace?: string, name?: string, subresource?: string }
@@ -56,6 +59,15 @@ export function decodeBody (raw: string, contentType: string): unknown {
   }
 }
 
+/** From the query (what client-node sends) or the DeleteOptions body; `orphanDependents` is the old spelling. */
+function propagationPolicy (req: ApiRequest): string | undefined {
+  const body = isObject(req.body) ? req.body : {}
+  const given = req.query.get('propagationPolicy') ?? (typeof body.propagationPolicy === 'string' ? body.propagationPolicy : undefined)
+  if (given !== undefined && !['Orphan', 'Background', 'Foreground'].includes(given)) throw badRequest(`propagationPolicy: Unsupported value: "${given}"`)
+  if (given === undefined && (req.query.get('orphanDependents') === 'false' || body.orphanDependents === false)) return 'Background'
+  return given
+}
+
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']
 
 export function route (deps: RouterDeps, req: ApiRequest): ApiResponse {
@@ -71,7 +83,7 @@ export function route (deps: RouterDeps, req: ApiRequest): ApiResponse {
     throw noRoute()
   }
   if (type.readOnly && method !== 'GET') {
-    throw methodNotAllowed(`the fake kube-apiserver serves ${type.plural} read-only (they are synthesised from Deployments)`)
+    throw methodNotAllowed(`the fake kube-apiserver serves ${type.plural} read-only (they are synthesised from Deployments and Jobs)`)
   }
   switch (method) {
     case 'GET': return req.name === undefined ? list(source, req) : getOne(source, req)
@@ -84,7 +96,9 @@ export function route (deps: RouterDeps, req: ApiRequest): ApiResponse {
       if (req.contentType === 'application/apply-patch+yaml') return apply(ctx, req)
       if (PATCH_TYPES.includes(req.contentType)) return patch(ctx, req)
       throw failure(415, `the body of the request was in an unknown format - accepted media types include: ${[...PATCH_TYPES, 'application/apply-patch+yaml'].join(', ')}`)
-    case 'DELETE': return req.name === undefined ? removeCollection(ctx, req) : remove(ctx, req)
+    case 'DELETE':
+      if (type.kind === 'Job') deps.deletingJobs(propagationPolicy(req))
+      return req.name === undefined ? removeCollection(ctx, req) : remove(ctx, req)
     default: throw methodNotAllowed(`the server does not allow this method on the requested resource (${method.toLowerCase()} ${type.plural})`)
   }
 }

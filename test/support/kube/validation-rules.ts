@@ -14,7 +14,7 @@ const validPort = (p: unknown): boolean => typeof p === 'number' && Number.isInt
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/
 
-function podSpecCauses (spec: JsonObject, at: string): StatusCause[] {
+function podSpecCauses (spec: JsonObject, at: string, restartPolicies = ['Always']): StatusCause[] {
   const causes: StatusCause[] = []
   const volumes = asArray(spec.volumes).map((v) => asObject(v).name)
   volumes.forEach((name, i) => {
@@ -43,7 +43,7 @@ function podSpecCauses (spec: JsonObject, at: string): StatusCause[] {
       if (!volumes.includes(name ?? null)) causes.push(notFoundField(`${field}.volumeMounts[${j}].name`, name))
     })
   })
-  if (spec.restartPolicy !== undefined && spec.restartPolicy !== 'Always') causes.push({ reason: 'FieldValueNotSupported', field: `${at}.restartPolicy`, message: `Unsupported value: ${JSON.stringify(spec.restartPolicy)}: supported values: "Always"` })
+  if (spec.restartPolicy !== undefined && !restartPolicies.includes(String(spec.restartPolicy))) causes.push({ reason: 'FieldValueNotSupported', field: `${at}.restartPolicy`, message: `Unsupported value: ${JSON.stringify(spec.restartPolicy)}: supported values: ${restartPolicies.map((p) => JSON.stringify(p)).join(', ')}` })
   return causes
 }
 
@@ -75,6 +75,20 @@ export const KIND_RULES: Record<string, (object: JsonObject) => StatusCause[]> =
     if (strategy.type === 'Recreate' && strategy.rollingUpdate !== undefined) causes.push(forbiddenField('spec.strategy.rollingUpdate', 'may not be specified when strategy `type` is \'Recreate\''))
     if (strategy.type !== undefined && strategy.type !== 'Recreate' && strategy.type !== 'RollingUpdate') causes.push({ reason: 'FieldValueNotSupported', field: 'spec.strategy.type', message: `Unsupported value: ${JSON.stringify(strategy.type)}: supported values: "Recreate", "RollingUpdate"` })
     return [...causes, ...podSpecCauses(asObject(template.spec), 'spec.template.spec')]
+  },
+  Job (object) {
+    const spec = asObject(object.spec)
+    const template = asObject(spec.template)
+    const causes: StatusCause[] = labelCauses('spec.template.metadata.labels', asObject(template.metadata).labels)
+    for (const field of ['parallelism', 'completions', 'backoffLimit']) {
+      if (typeof spec[field] === 'number' && (spec[field] as number) < 0) causes.push(invalidValue(`spec.${field}`, spec[field] ?? null, 'must be greater than or equal to 0'))
+    }
+    if (typeof spec.activeDeadlineSeconds === 'number' && spec.activeDeadlineSeconds <= 0) causes.push(invalidValue('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 'must be greater than 0'))
+    if (typeof spec.ttlSecondsAfterFinished === 'number' && spec.ttlSecondsAfterFinished < 0) causes.push(invalidValue('spec.ttlSecondsAfterFinished', spec.ttlSecondsAfterFinished, 'must be greater than or equal to 0'))
+    if (!selectorObjectMatches(spec.selector as LabelSelectorObject, asObject(asObject(template.metadata).labels) as Record<string, string>)) {
+      causes.push(invalidValue('spec.template.metadata.labels', asObject(template.metadata).labels ?? null, '`selector` does not match template `labels`'))
+    }
+    return [...causes, ...podSpecCauses(asObject(template.spec), 'spec.template.spec', ['OnFailure', 'Never'])]
   },
   Service (object) {
     const spec = asObject(object.spec)
@@ -130,6 +144,11 @@ export const UPDATE_RULES: Record<string, (object: JsonObject, before: JsonObjec
   Deployment (object, before) {
     const selector = asObject(object.spec).selector
     return deepEqual(selector, asObject(before.spec).selector) ? [] : [invalidValue('spec.selector', selector, 'field is immutable')]
+  },
+  Job (object, before) {
+    const spec = asObject(object.spec)
+    const was = asObject(before.spec)
+    return ['selector', 'template', 'completions'].filter((field) => !deepEqual(spec[field], was[field])).map((field) => invalidValue(`spec.${field}`, spec[field] ?? null, 'field is immutable'))
   },
   Service (object, before) {
     const ip = asObject(object.spec).clusterIP

@@ -28,9 +28,21 @@ async function seedMinutes (app: FastifyInstance, tenantId: string, id: number, 
   return row?.n ?? 0
 }
 
+type Point = Record<string, number | string | null>
+
+/** The answer's columns back as one object per bucket; every column must be as long as `time`. */
+function pointsOf (series: Record<string, Array<number | string | null>> | undefined): Point[] {
+  if (series === undefined) return []
+  const columns = Object.entries(series)
+  const length = series.time?.length ?? 0
+  for (const [name, values] of columns) t.equal(values.length, length, `column ${name} has one entry per bucket`)
+  return Array.from({ length }, (_, i) => Object.fromEntries(columns.map(([name, values]) => [name, values[i] ?? null])))
+}
+
 const history = async (id: number, query: string) => {
   const response = await app.inject({ method: 'GET', url: `/api/instances/${id}/metrics/history${query}`, headers: bearer(admin.token) })
-  return { status: response.statusCode, body: response.json() }
+  const body = response.json()
+  return { status: response.statusCode, body, points: pointsOf(body.series) }
 }
 
 t.test('a week of 1-minute samples at 1-hour steps: one statement, averaged and maxed per hour, the same before and after roll-up', async (t) => {
@@ -46,8 +58,8 @@ t.test('a week of 1-minute samples at 1-hour steps: one statement, averaged and 
   const raw = answer!
   t.equal(raw.status, 200, JSON.stringify(raw.body).slice(0, 300))
   t.match(raw.body, { success: true, instance_id: id, step: '1h', step_seconds: 3600, from, to: hourEnd.toISOString() })
-  t.equal(raw.body.points.length, 168, 'one point per hour')
-  t.same(raw.body.points[0], {
+  t.equal(raw.points.length, 168, 'one point per hour')
+  t.same(raw.points[0], {
     time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9, memory_avg: 229.5, memory_max: 259,
     database_avg: 50, database_max: 50, volume_avg: null, volume_max: null
   })
@@ -55,21 +67,21 @@ t.test('a week of 1-minute samples at 1-hour steps: one statement, averaged and 
   const retention = await app.metrics.retainNow()
   t.ok(retention.hoursRolledUp >= 168, `${retention.hoursRolledUp} hours rolled up`)
   const rolled = await history(id, query)
-  t.same(rolled.body.points, raw.body.points, 'roll-ups answer what the raw samples did')
-  t.same((await history(id, query.replace('step=1h', 'step=1d'))).body.points.map((p: { samples: number }) => p.samples).reduce((a: number, b: number) => a + b), 168 * 60, 'wider buckets weigh each hour by its samples')
+  t.same(rolled.points, raw.points, 'roll-ups answer what the raw samples did')
+  t.same((await history(id, query.replace('step=1h', 'step=1d'))).points.map((p) => Number(p.samples)).reduce((a, b) => a + b), 168 * 60, 'wider buckets weigh each hour by its samples')
   t.same((await app.metrics.retainNow()).hoursRolledUp, 0, 'a second pass has nothing to do')
 })
 
 t.test('defaults: the last 24 hours at 5-minute steps', async (t) => {
   const id = await recordInstance(app, admin.user.tenant_id)
   await seedMinutes(app, admin.user.tenant_id, id, 2)
-  const { status, body } = await history(id, '')
+  const { status, body, points } = await history(id, '')
   t.equal(status, 200)
   t.equal(body.step, '5m')
   t.equal(Date.parse(body.to) - Date.parse(body.from), 24 * HOUR)
-  t.ok(body.points.length >= 287 && body.points.length <= 289, `${body.points.length} points`)
-  t.ok(body.points.every((p: { samples: number, time: string }) => p.samples <= 5 && Date.parse(p.time) % 300_000 === 0), 'buckets of five minutes on the clock')
-  const times = body.points.map((p: { time: string }) => p.time)
+  t.ok(points.length >= 287 && points.length <= 289, `${points.length} points`)
+  t.ok(points.every((p) => Number(p.samples) <= 5 && Date.parse(String(p.time)) % 300_000 === 0), 'buckets of five minutes on the clock')
+  const times = points.map((p) => String(p.time))
   t.same(times, [...times].sort(), 'oldest first')
 })
 
@@ -110,6 +122,6 @@ t.test('retention: raw samples past METRICS_RAW_RETENTION_DAYS go after their ro
   const from = new Date(hourEnd.getTime() - 9 * 24 * HOUR).toISOString()
   const old = await history(id, `?from=${from}&to=${new Date(hourEnd.getTime() - 8 * 24 * HOUR).toISOString()}&step=15m`)
   t.equal(old.status, 200)
-  t.equal(old.body.points.length, 24, 'a day beyond raw retention: its 24 hours, from the roll-ups')
-  t.match(old.body.points[0], { time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9 })
+  t.equal(old.points.length, 24, 'a day beyond raw retention: its 24 hours, from the roll-ups')
+  t.match(old.points[0], { time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9 })
 })
