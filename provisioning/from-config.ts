@@ -72,7 +72,8 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
         healthPath: config.ERP_HEALTH_PATH,
-        stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS
+        stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
+        initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000
       })
     }
   }

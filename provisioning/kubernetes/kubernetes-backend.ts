@@ -32,7 +32,8 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
   const call = createApiCaller({ timeoutMs: options.callTimeoutMs, retries: options.retries, retryBaseMs: options.retryBaseMs, maxRetryDelayMs: options.maxRetryDelayMs, server })
   const api = createKubeApi(options.kubeConfig, call)
   const tenants = createTenantOps(api, options)
-  const instances = createInstanceOps(api, tenants, options)
+  const jobs = createKubeJobs(options.kubeConfig, call)
+  const instances = createInstanceOps(api, tenants, jobs, options)
   const observing = createObserveOps(api)
 
   return {
@@ -61,7 +62,7 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,
     removeTenant: tenants.removeTenant,
-    jobs: createKubeJobs(options.kubeConfig, call),
+    jobs,
     // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.
     async close () {}
   }
