@@ -25,7 +25,8 @@ const tenantColumn: Record<string, string> = {
   Subscription: 'tenant',
   Payment: 'tenant',
   HandoffCode: 'tenant',
-  ErpCredentials: 'tenant'
+  ErpCredentials: 'tenant',
+  InstanceModule: 'tenant'
 }
 
 export interface TenantFilterParams {

@@ -10,6 +10,7 @@ import { Migration20261125143239_instance_metrics } from './Migration20261125143
 import { Migration20261125143647_backups } from './Migration20261125143647_backups.ts'
 import { Migration20261125144114_signing_keys } from './Migration20261125144114_signing_keys.ts'
 import { Migration20261125172038_erp_credentials } from './Migration20261125172038_erp_credentials.ts'
+import { Migration20261125180724_instance_modules } from './Migration20261125180724_instance_modules.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -22,5 +23,6 @@ export const migrationsList = [
   { name: 'Migration20261125143239_instance_metrics', class: Migration20261125143239_instance_metrics },
   { name: 'Migration20261125143647_backups', class: Migration20261125143647_backups },
   { name: 'Migration20261125144114_signing_keys', class: Migration20261125144114_signing_keys },
-  { name: 'Migration20261125172038_erp_credentials', class: Migration20261125172038_erp_credentials }
+  { name: 'Migration20261125172038_erp_credentials', class: Migration20261125172038_erp_credentials },
+  { name: 'Migration20261125180724_instance_modules', class: Migration20261125180724_instance_modules }
 ]

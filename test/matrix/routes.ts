@@ -91,6 +91,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'DELETE /api/instances/:id/backups/:backup_id': { access: 'admin', resource: 'instance', params: { backup_id: '1' } },
   'GET /api/instances/:id/users': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/users/invite': { access: 'admin', resource: 'instance', body: inviteBody },
+  'GET /api/instances/:id/modules': { access: 'member', resource: 'instance' },
+  'POST /api/instances/:id/modules': { access: 'admin', resource: 'instance', body: { module_id: 1 } },
   'GET /api/instances/:id/logs/stream-token': { access: 'member', resource: 'instance' },
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },

@@ -7,6 +7,7 @@ import logs from './logs.ts'
 import metrics from './metrics.ts'
 import backups from './backups.ts'
 import users from './users.ts'
+import modules from './modules.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -104,6 +105,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(metrics)
   await fastify.register(backups)
   await fastify.register(users)
+  await fastify.register(modules)
 }
 
 export default routes

@@ -1,8 +1,11 @@
 /**
- * An instance's ERP users on the real engine, with the contract double of Odoo as the image: the
- * first call replaces admin/admin, the list is read live, an invitation tied to the instance
- * becomes an ERP user (a job) once accepted, and the ERP's failures are 503 / 502, never 500.
+ * Inside an instance on the real engine, with the contract double of Odoo as the image: the first
+ * call replaces admin/admin, the users are read live, an invitation tied to the instance becomes
+ * an ERP user (a job) once accepted, catalog modules are installed through the ERP (a job), and
+ * the ERP's failures are 503 / 502, never 500.
  */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
@@ -15,19 +18,19 @@ import { contract, erpDoubleImage, faultMessage } from '../../../support/erp-dou
 import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
 import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user-job.ts'
+import { ERP_MODULE_QUEUE } from '../../../../plugins/app/erp/erp-modules.service.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
-docker.test('users of a running instance, an invitation into it, and the ERP\'s failures', async (t) => {
+docker.test('users of a running instance, an invitation into it, module installs, and the ERP\'s failures', async (t) => {
   const image = await erpDoubleImage()
   const smtp = await startSmtpServer(t)
-  const { app, databaseUrl } = await build(t, {
-    env: dockerInstanceEnv(t, {
-      ERP_IMAGE: image.replace(/:[^:]+$/, ':{version}'),
-      ERP_HEALTHCHECK: 'wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1',
-      SMTP_URL: smtp.url
-    })
+  const env = dockerInstanceEnv(t, {
+    ERP_IMAGE: image.replace(/:[^:]+$/, ':{version}'),
+    ERP_HEALTHCHECK: 'wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1',
+    SMTP_URL: smtp.url
   })
+  const { app, databaseUrl } = await build(t, { env })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
   const subdomain = uniqueSubdomain('users')
@@ -84,6 +87,33 @@ docker.test('users of a running instance, an invitation into it, and the ERP\'s 
   t.equal(promoted.role, 'admin')
   const activity = await app.sql<{ type: string, actor_kind: string }>({ text: "SELECT type, actor_kind FROM activities WHERE type LIKE 'instance_user.%' ORDER BY created_at", values: [] })
   t.same(activity.map((a) => [a.type, a.actor_kind]), [['instance_user.created', 'system'], ['instance_user.invited', 'user'], ['instance_user.created', 'system']])
+
+  // Modules: one the ERP lacks a dependency of fails with its message; one from the tenant's addons is found by update_list and installed.
+  const catalog = (await app.inject({ method: 'GET', url: '/api/modules' })).json().modules as Array<{ id: number, technical_name: string }>
+  const idOf = (name: string): number => catalog.find((m) => m.technical_name === name)?.id ?? 0
+  await mkdir(join(String(env.ADDONS_ROOT), admin.subdomain, 'addons', 'crm'), { recursive: true })
+  await writeFile(join(String(env.ADDONS_ROOT), admin.subdomain, 'addons', 'crm', '__manifest__.py'), "{'name': 'CRM', 'depends': ['base', 'mail']}\n")
+  const modulesPath = `/api/instances/${id}/modules`
+  const assign = (moduleId: number, token = admin.token) => app.inject({ method: 'POST', url: modulesPath, headers: bearer(token), payload: { module_id: moduleId } })
+  t.equal((await assign(idOf('crm'), member.token)).statusCode, 403, 'only administrators install')
+  t.equal((await assign(999_999)).json().error.code, 'MODULE_NOT_FOUND')
+  const crm = await assign(idOf('crm'))
+  t.equal(crm.statusCode, 202, crm.body)
+  t.match(crm.json().module, { technical_name: 'crm', state: 'queued', installed_at: null, error: null })
+  t.equal((await assign(idOf('crm'))).statusCode, 200, 'assigning twice is a no-op')
+  t.equal((await assign(idOf('sale_management'))).statusCode, 202)
+  const settled = await waitFor(async () => {
+    await app.jobs.drain(ERP_MODULE_QUEUE)
+    const modules = (await app.inject({ method: 'GET', url: modulesPath, headers: bearer(member.token) })).json().modules as Array<{ technical_name: string, state: string, error: string | null, installed_at: string | null }>
+    return modules.every((m) => m.state === 'installed' || m.state === 'failed') ? modules : undefined
+  }, 30_000, 'both installs to settle')
+  t.match(settled, [
+    { technical_name: 'crm', state: 'installed', installed_at: String, error: null },
+    { technical_name: 'sale_management', state: 'failed', installed_at: null, error: faultMessage('missingDependency', { module: 'sale_management', dependency: 'sale' }) }
+  ])
+  const adminPassword = await app.instances.erpCredentials.read(app.orm.em.fork(), { id, uid: await instanceUid(app, id) })
+  const installed = await callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, adminPassword?.adminPassword, 'ir.module.module', 'search_read', [[['state', '=', 'installed']]], { fields: ['name'] }]) as Array<{ name: string }>
+  t.ok(installed.some((m) => m.name === 'crm') && installed.some((m) => m.name === 'mail'), 'installed in the ERP, with its dependency')
 
   // The ERP's own fault is a 502 with its message; a stopped instance is a 503.
   await execIn(docker.docker.getContainer(`erp-${subdomain}`), ['sh', '-c', `mv /var/lib/odoo/erp-double/${database}.json /tmp/`])
