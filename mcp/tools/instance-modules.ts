@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { callerSql } from '../../lib/tenant-sql.ts'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
@@ -11,7 +12,7 @@ export const instanceModuleTools = [
     description: 'The catalog modules assigned to the instance, each with `state` (queued, installing, installed, failed, uninstalled), `installed_at` and the ERP\'s `error` when it failed.',
     input: Type.Object({ instance_id: instanceId }, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { instance_id: id }) => ({ modules: await app.erp.modules.list(em, actor, id) })
+    run: async ({ app, actor }, { instance_id: id }) => ({ modules: await app.erp.modules.list(callerSql(app.sql, actor), id) })
   }),
 
   defineTool({

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { defineError } from '../../../lib/errors.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
+import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
@@ -29,6 +30,20 @@ export interface InstanceModuleView {
   error: string | null
 }
 
+/** The instance (when it is the tenant's and not deleted) with its assignments: one row with nulls when it has none, none when there is no such instance. */
+const LIST_INSTANCE_MODULES: TenantStatement = {
+  name: 'erp-instance-modules',
+  text: `
+SELECT m.id AS module_id, m.technical_name, m.name, im.state, im.installed_at, im.error
+FROM instances i
+LEFT JOIN instance_modules im ON im.instance_id = i.id AND im.tenant_id = $1
+LEFT JOIN erp_modules m ON m.id = im.module_id
+WHERE i.tenant_id = $1 AND i.id = $2::bigint AND i.state NOT IN ('deleted', 'deleting')
+ORDER BY im.created_at, im.id`
+}
+
+interface InstanceModuleRow { module_id: number | null, technical_name: string, name: string, state: InstanceModuleState, installed_at: Date | null, error: string | null }
+
 export function toInstanceModuleView (row: InstanceModule): InstanceModuleView {
   return {
     module_id: row.module.id,
@@ -51,10 +66,18 @@ export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake
   }
 
   return {
-    async list (em: EntityManager, _actor: Actor, instanceId: number): Promise<InstanceModuleView[]> {
-      const instance = await instanceOf(em, instanceId)
-      const rows = await em.find(InstanceModule, { instance: instance.id }, { populate: ['module'], orderBy: { createdAt: 'asc', id: 'asc' } })
-      return rows.map(toInstanceModuleView)
+    /** One statement, the caller's check included (`read`): a read path polled while installs run. */
+    async list (read: CallerSql, instanceId: number): Promise<InstanceModuleView[]> {
+      const { rows } = await read<InstanceModuleRow>(LIST_INSTANCE_MODULES, [instanceId])
+      if (rows.length === 0) throw InstanceNotFound()
+      return rows.filter((row) => row.module_id !== null).map((row) => ({
+        module_id: Number(row.module_id),
+        technical_name: row.technical_name,
+        name: row.name,
+        state: row.state,
+        installed_at: row.installed_at === null ? null : new Date(row.installed_at).toISOString(),
+        error: row.error
+      }))
     },
 
     /**

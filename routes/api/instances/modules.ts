@@ -7,15 +7,16 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { erp } = fastify
 
   fastify.get('/:id/modules', {
+    config: { auth: 'portal-inline' },
     schema: {
       tags: ['instance modules'],
       operationId: 'listInstanceModules',
       summary: 'The catalog modules assigned to an instance',
-      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`).',
+      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`). One statement, the token check included.',
       params: InstanceIdParams,
       response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, modules: await erp.modules.list(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, modules: await erp.modules.list(fastify.auth.sessionSql(request), request.params.id) }))
 
   fastify.post('/:id/modules', {
     schema: {
