@@ -45,7 +45,8 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     },
 
     /**
-     * Runs the database initialisation to its end; a leftover of a crashed run is replaced. A
+     * Runs the database initialisation to its end. A run already under way (another replica's
+     * job) is waited for instead of started twice; a leftover of a crashed run is replaced. A
      * non-zero exit is an error with the last log lines. Running it again on an initialised
      * database only updates `base`, so a retry after a crash is safe.
      */
@@ -54,8 +55,7 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
       const name = `${containerName(spec.subdomain)}-init`
       const base = containerConfig(spec, options)
       const host = base.HostConfig ?? {}
-      await removeIfThere(name)
-      const container = await call('create', name, (signal) => docker.createContainer({
+      const create = async (): Promise<Docker.Container> => call('create', name, (signal) => docker.createContainer({
         name,
         Image: base.Image,
         Env: base.Env,
@@ -64,6 +64,22 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
         HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
         abortSignal: signal
       } as Docker.ContainerCreateOptions))
+      let container: Docker.Container
+      try {
+        container = await create()
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error
+        const other = docker.getContainer(name)
+        const state = await call('inspect', name, (signal) => other.inspect({ abortSignal: signal })).then((info) => info.State, () => undefined)
+        if (state?.Running === true) {
+          // Someone else's run: its outcome is ours, and it removes its container.
+          const result = await call('wait', name, (signal) => other.wait({ abortSignal: signal }), options.initTimeoutMs).catch(() => undefined) as { StatusCode: number } | undefined
+          if (result?.StatusCode === 0) return
+          throw new DockerEngineError('initialise', name, 'a concurrent run of the ERP\'s database initialisation did not succeed (or could not be followed): this attempt is retried', 409)
+        }
+        await removeIfThere(name)
+        container = await create()
+      }
       try {
         await putConfig(container, spec, name)
         await call('start', name, (signal) => container.start({ abortSignal: signal }))

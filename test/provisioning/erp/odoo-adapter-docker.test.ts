@@ -89,3 +89,19 @@ async function waitForErp (adapter: ReturnType<typeof createOdooAdapter>): Promi
     }
   }
 }
+
+engine.test('two provisions at once (two replicas): one initialisation runs, the other waits for it or is retried; one server', async (t) => {
+  const backend = fixture.backend({ imageTemplate: await erpDoubleImage(), healthCheck: DOUBLE_HEALTH_CHECK })
+  const spec = fixture.spec(tenantName(), {
+    database: { host: 'db.internal', port: 5432, name: 'erp_twice', user: 'erp_user', password: 'db-pass' },
+    erp: { masterPassword: generateErpPassword(), initialise: true }
+  })
+  const outcomes = await Promise.allSettled([backend.provision(spec), backend.provision(spec)])
+  t.ok(outcomes.some((o) => o.status === 'fulfilled'), 'at least one got through')
+  for (const outcome of outcomes) if (outcome.status === 'rejected') await backend.provision(spec) // the job's retry
+  await waitForState(backend, spec, 'running')
+  const containers = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceId}`] } })).map((c) => c.Names[0])
+  t.same(containers, [`/erp-${spec.subdomain}`], 'one server, no initialisation container left')
+  const endpoint = await backend.erpEndpoint?.(spec) ?? ''
+  t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [spec.database.name, 'admin', 'admin', {}]), ODOO_ADMIN.uid, 'the database is initialised')
+})
