@@ -55,7 +55,13 @@ export function createOdooAdapter (instance: OdooInstance) {
       if (await authenticate(instance.adminPassword) === ODOO_ADMIN.uid) return
       const uid = await authenticate(ODOO_ADMIN.defaultPassword)
       if (uid !== ODOO_ADMIN.uid) throw new ErpFault('odoo.exceptions.AccessDenied', 'The instance accepts neither its generated administrator password nor the default one')
-      await callOdoo(instance, 'object', 'execute_kw', [instance.database, uid, ODOO_ADMIN.defaultPassword, 'res.users', 'write', [[uid], { password: instance.adminPassword }]])
+      try {
+        await callOdoo(instance, 'object', 'execute_kw', [instance.database, uid, ODOO_ADMIN.defaultPassword, 'res.users', 'write', [[uid], { password: instance.adminPassword }]])
+      } catch (error) {
+        // A concurrent first contact (the post-start job, a request) set it between our two calls.
+        if (!(error instanceof ErpFault && error.accessDenied) || await authenticate(instance.adminPassword) !== ODOO_ADMIN.uid) throw error
+        return
+      }
       if (await authenticate(instance.adminPassword) !== ODOO_ADMIN.uid) throw new ErpFault('odoo.exceptions.AccessDenied', 'The instance did not take the generated administrator password')
       if (await authenticate(ODOO_ADMIN.defaultPassword) !== false) throw new DefaultPasswordAnswers()
     },

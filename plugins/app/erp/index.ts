@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createErpAccess, type ErpAccess } from './erp-access.ts'
+import { createErpAdminJob, ERP_ADMIN_QUEUE, type ErpAdminJobData } from './erp-admin-job.ts'
 import { createErpModuleJob } from './erp-module-job.ts'
 import { createErpModulesService, ERP_MODULE_QUEUE, type ErpModuleJobData, type ErpModulesService } from './erp-modules.service.ts'
 import { createErpUserJob, ERP_USER_QUEUE, type ErpUserJobData } from './erp-user-job.ts'
@@ -46,5 +47,13 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 1800
   }, createErpModuleJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-module-jobs' }) }))
+  await fastify.jobs.define<ErpAdminJobData>(ERP_ADMIN_QUEUE, {
+    retryLimit: config.ERP_USER_JOB_RETRIES,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+    expireInSeconds: 600
+  }, createErpAdminJob({ em: orm.em, access, log: fastify.log.child({ component: 'erp-admin-jobs' }) }))
   fastify.decorate('erp', { users, modules, access })
 }, { name: 'erp', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances', 'invitations'] })

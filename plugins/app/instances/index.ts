@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
 import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
+import { queueAdminPassword } from '../erp/erp-admin-job.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
@@ -61,6 +62,9 @@ export default fp(async (fastify) => {
     backends,
     databases: provisioning.databases,
     credentials: erpCredentials,
+    afterRunning: async (tx, instance) => {
+      await queueAdminPassword(tx, fastify.jobs.send, { tenantId: instance.tenantId, instanceId: instance.id })
+    },
     transitions,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,

@@ -21,6 +21,11 @@ export interface InstanceJobDeps {
   databases: ErpDatabasesPort
   /** Each instance's ERP master and administrator passwords, and whether its database was initialised. */
   credentials: ErpCredentialStore
+  /**
+   * In the transaction that reports a started instance running: queues what must follow at once
+   * (replacing the ERP administrator's default password while it is still set).
+   */
+  afterRunning?: (tx: EntityManager, instance: { id: number, tenantId: string }) => Promise<void>
   transitions: InstanceTransitions
   instancesDomain: string
   /** How long start/provision may take to report `running`. */
@@ -179,7 +184,11 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     if (instance === null || instance.state !== rule.during) return
     try {
       const seen = await perform(em, instance, action, job.signal)
-      const moved = await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) }))
+      const moved = await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
+        const done = await transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) })
+        if (done?.state === 'running' && deps.afterRunning !== undefined) await deps.afterRunning(tx, { id: instanceId, tenantId })
+        return done
+      })
       if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action)
     } catch (error) {
       if (await cleanUpIfDeleted(tenantId, instanceId, action)) return
