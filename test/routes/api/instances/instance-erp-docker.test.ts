@@ -19,6 +19,7 @@ import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
 import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user-job.ts'
 import { ERP_MODULE_QUEUE } from '../../../../plugins/app/erp/erp-modules.service.ts'
+import { ERP_ADMIN_QUEUE } from '../../../../plugins/app/erp/erp-admin-job.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
@@ -45,6 +46,13 @@ docker.test('users of a running instance, an invitation into it, module installs
   const database = erpDatabaseNames(await instanceUid(app, id)).database
   const get = (token = admin.token) => app.inject({ method: 'GET', url: `/api/instances/${id}/users`, headers: bearer(token) })
 
+  // No request needed: the job queued with the transition to running replaces admin/admin.
+  const secured = await waitFor(async () => {
+    await app.jobs.drain(ERP_ADMIN_QUEUE)
+    const [row] = await app.sql<{ set: boolean }>({ text: 'SELECT admin_password_set_at IS NOT NULL AS set FROM instance_erp_credentials WHERE instance_id = $1', values: [id] })
+    return row?.set === true ? true : undefined
+  }, 30_000, 'the administrator password to be replaced after the start')
+  t.ok(secured, 'the default administrator password is replaced right after the first start')
   const first = await get()
   t.equal(first.statusCode, 200, first.body)
   t.same(first.json().users, [{ id: 2, login: 'admin', name: 'Administrator', email: 'admin@example.com', active: true, role: 'admin' }])
