@@ -54,3 +54,14 @@ backup_image_started=$(date +%s%N)
 BACKUP_TEST_IMAGE="$(bash test/support/docker/build-backup-image.sh)" || docker_fail "building the backup test image failed (needs postgresql-client)"
 export BACKUP_TEST_IMAGE
 echo "--- backup test image $BACKUP_TEST_IMAGE ($(ms_since "$backup_image_started") ms)"
+
+# The ERP adapter tests' contract double of Odoo's external API (ERP_DOUBLE_IMAGE): Debian's python3.11
+# and the standard-library modules the double loads, in a docker-imported rootfs (no registry needed).
+if [ ! -x /usr/bin/python3.11 ]; then
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || docker_fail "need Debian's python3.11 (apt-get install python3.11-minimal)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3.11-minimal >/dev/null
+fi
+double_image_started=$(date +%s%N)
+ERP_DOUBLE_IMAGE="$(bash test/support/docker/build-erp-double-image.sh)" || docker_fail "building the ERP double image failed"
+export ERP_DOUBLE_IMAGE
+echo "--- ERP double image $ERP_DOUBLE_IMAGE ($(ms_since "$double_image_started") ms)"

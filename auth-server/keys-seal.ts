@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { openBytes, sealBytes } from '../lib/aead.ts'
 import { deriveKey } from '../lib/secrets.ts'
 
 /**
@@ -16,10 +16,8 @@ export function createSealer (jwtSecret: string): Sealer {
   const key = deriveKey(jwtSecret, 'oidc-signing-keys')
   return {
     seal (content) {
-      const iv = randomBytes(12)
-      const cipher = createCipheriv('aes-256-gcm', key, iv)
-      const data = Buffer.concat([cipher.update(JSON.stringify(content), 'utf8'), cipher.final()])
-      return `${JSON.stringify({ v: 1, iv: iv.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'), data: data.toString('base64url') })}\n`
+      const { iv, tag, data } = sealBytes(key, JSON.stringify(content))
+      return `${JSON.stringify({ v: 1, iv: iv.toString('base64url'), tag: tag.toString('base64url'), data: data.toString('base64url') })}\n`
     },
 
     open (text, where) {
@@ -28,9 +26,7 @@ export function createSealer (jwtSecret: string): Sealer {
         throw new Error(`${where}: unknown format`)
       }
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64url'), { authTagLength: 16 })
-        decipher.setAuthTag(Buffer.from(sealed.tag, 'base64url'))
-        const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64url')), decipher.final()])
+        const plain = openBytes(key, { iv: Buffer.from(sealed.iv, 'base64url'), tag: Buffer.from(sealed.tag, 'base64url'), data: Buffer.from(sealed.data, 'base64url') })
         return JSON.parse(plain.toString('utf8'))
       } catch (cause) {
         throw new Error(`${where} cannot be decrypted (was JWT_SECRET changed?)`, { cause })

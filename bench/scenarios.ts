@@ -53,6 +53,7 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
     { name: 'GET /api/subscription/recommendation', method: 'GET', path: '/api/subscription/recommendation?users=12&storage=20&billing_cycle=yearly', headers: auth },
     // The instance has a week of 1-minute samples and one taken just now (bench/metrics-samples.ts).
     { name: 'GET /api/instances/:id/metrics/history (week, 1h steps)', method: 'GET', path: `/api/instances/${tenant.instanceId}/metrics/history?${weekAtHourSteps()}`, headers: auth },
+    { name: 'GET /api/instances/:id/modules (10)', method: 'GET', path: `/api/instances/${tenant.instanceId}/modules`, headers: auth },
     { name: 'GET /api/instances/:id/metrics (recent sample)', method: 'GET', path: `/api/instances/${tenant.instanceId}/metrics`, headers: auth }
   ]
 }
@@ -87,7 +88,12 @@ export async function prepareTenant (databaseUrl: string, session: Session, coun
   try {
     await fillTenantWith((text, values) => client.query(text, values), session.user.tenant_id, counts)
     const { rows } = await client.query<{ id: string }>('SELECT id FROM instances WHERE tenant_id = $1 LIMIT 1', [session.user.tenant_id])
-    return rows[0]!.id
+    const instanceId = rows[0]!.id
+    // Ten catalog modules assigned to it, half installed, for the instance-modules scenario.
+    await client.query(`INSERT INTO instance_modules (tenant_id, instance_id, module_id, state, installed_at, created_at, updated_at)
+      SELECT $1, $2, m.id, CASE WHEN m.n % 2 = 0 THEN 'installed' ELSE 'queued' END, CASE WHEN m.n % 2 = 0 THEN now() END, now(), now()
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM erp_modules ORDER BY id LIMIT 10) m`, [session.user.tenant_id, instanceId])
+    return instanceId
   } finally {
     await client.end()
   }

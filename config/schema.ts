@@ -73,7 +73,7 @@ export const ENV_SECTIONS = {
     ERP_CREDENTIALS_KEY: Type.Optional(Type.String({
       pattern: '^[A-Za-z0-9+/_-]{43,}={0,2}$', secret: true,
       allowed: 'at least 32 random bytes in base64 or base64url (e.g. `openssl rand -base64 32`)',
-      description: 'Key of the passwords of the instances\' database roles. When unset, one is generated into DATA_DIR/secrets/erp-credentials-key; ' +
+      description: 'Key of the instances\' generated credentials: the passwords of their database roles (HMAC) and the sealed (AES-256-GCM) passwords of each ERP\'s administrator and database manager. When unset, one is generated into DATA_DIR/secrets/erp-credentials-key; ' +
         'an installation that already has instances gets the key their passwords were derived from (from JWT_SECRET), so they do not change. ' +
         'Rotating JWT_SECRET does not change them. Replicas must share it. Keep it once instances exist: their containers and Kubernetes Secrets hold passwords made with it.',
       examples: ['$(openssl rand -base64 32)']
@@ -167,7 +167,10 @@ export const ENV_SECTIONS = {
     ERP_DATA_PATH: absolutePath('/var/lib/odoo', 'Where an instance keeps its filestore.'),
     ERP_HEALTHCHECK: Type.String({ minLength: 1, default: 'curl -fsS http://127.0.0.1:8069/web/health || exit 1', description: 'Docker health check command, run in the instance\'s container.' }),
     ERP_HEALTHCHECK_INTERVAL_SECONDS: seconds(1, 300, 10, 'Docker health check interval.'),
-    ERP_HEALTH_PATH: Type.String({ pattern: '^/', allowed: 'a path starting with /', default: '/web/health', description: 'HTTP path of the Kubernetes probes on port 8069.', examples: ['/web/health'] })
+    ERP_HEALTH_PATH: Type.String({ pattern: '^/', allowed: 'a path starting with /', default: '/web/health', description: 'HTTP path of the Kubernetes probes on port 8069.', examples: ['/web/health'] }),
+    ERP_CALL_TIMEOUT_SECONDS: seconds(1, 300, 15, 'Bound on each call to an instance\'s ERP API (its users, its modules); past it the route answers 503 ERP_UNAVAILABLE.'),
+    ERP_INIT_TIMEOUT_SECONDS: seconds(30, 7200, 600, 'Bound on the ERP\'s one-off database initialisation (`-i base`) at an instance\'s first start.'),
+    ERP_USER_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 50, default: 8, description: 'Retries (with backoff) of creating an invited person\'s ERP user or installing a module, e.g. while the instance is stopped.' })
   },
   Docker: {
     DOCKER_NETWORK: Type.Optional(Type.String({

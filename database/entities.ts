@@ -22,6 +22,8 @@ import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
 import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
+import { ErpCredentials } from '../plugins/app/erp/erp-credentials.entity.ts'
+import { InstanceModule } from '../plugins/app/erp/instance-module.entity.ts'
 import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
@@ -30,5 +32,5 @@ export const entities = [
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
-  MetricSample, MetricHour
+  MetricSample, MetricHour, ErpCredentials, InstanceModule
 ]

@@ -27,7 +27,9 @@ const tenantColumn: Record<string, string> = {
   PlanConfiguration: 'tenant',
   Subscription: 'tenant',
   Payment: 'tenant',
-  HandoffCode: 'tenant'
+  HandoffCode: 'tenant',
+  ErpCredentials: 'tenant',
+  InstanceModule: 'tenant'
 }
 
 export interface TenantFilterParams {

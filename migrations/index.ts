@@ -9,8 +9,10 @@ import { Migration20261125114431_integer_instance_ids } from './Migration2026112
 import { Migration20261125143239_instance_metrics } from './Migration20261125143239_instance_metrics.ts'
 import { Migration20261125143647_backups } from './Migration20261125143647_backups.ts'
 import { Migration20261125144114_signing_keys } from './Migration20261125144114_signing_keys.ts'
+import { Migration20261125172038_erp_credentials } from './Migration20261125172038_erp_credentials.ts'
 import { Migration20261125172246_addon_sources } from './Migration20261125172246_addon_sources.ts'
 import { Migration20261125174932_backup_tokens_schedules } from './Migration20261125174932_backup_tokens_schedules.ts'
+import { Migration20261125180724_instance_modules } from './Migration20261125180724_instance_modules.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -23,6 +25,8 @@ export const migrationsList = [
   { name: 'Migration20261125143239_instance_metrics', class: Migration20261125143239_instance_metrics },
   { name: 'Migration20261125143647_backups', class: Migration20261125143647_backups },
   { name: 'Migration20261125144114_signing_keys', class: Migration20261125144114_signing_keys },
+  { name: 'Migration20261125172038_erp_credentials', class: Migration20261125172038_erp_credentials },
   { name: 'Migration20261125172246_addon_sources', class: Migration20261125172246_addon_sources },
-  { name: 'Migration20261125174932_backup_tokens_schedules', class: Migration20261125174932_backup_tokens_schedules }
+  { name: 'Migration20261125174932_backup_tokens_schedules', class: Migration20261125174932_backup_tokens_schedules },
+  { name: 'Migration20261125180724_instance_modules', class: Migration20261125180724_instance_modules }
 ]

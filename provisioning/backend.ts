@@ -7,6 +7,8 @@
  * replicas), so "already there" and "already gone" are successes, not errors.
  */
 
+import type { ErpServerSetup } from './erp/server-config.ts'
+
 export type BackendName = 'docker' | 'kubernetes'
 
 /** Everything a backend needs to run one instance; built by the instances service from the database. */
@@ -25,6 +27,11 @@ export interface InstanceSpec {
   resources: InstanceResources
   /** Credentials of the instance's own database and login role (see erp-database.ts). */
   database: DatabaseCredentials
+  /**
+   * The ERP server's configuration (master password) and whether its database still needs the
+   * one-off initialisation. Absent: the image runs with its own configuration, nothing is initialised.
+   */
+  erp?: ErpServerSetup
 }
 
 export interface InstanceResources {
@@ -185,6 +192,13 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
    * metrics-server) cannot answer in time.
    */
   readUsage: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, options: { running: boolean, timeoutMs: number }) => Promise<UsageReading>
+
+  /**
+   * Where the ERP's HTTP port answers on the backend's own network (Docker: the container's
+   * address on its network; Kubernetes: the Service's cluster DNS name), never the public URL.
+   * Undefined when the instance is not running there.
+   */
+  erpEndpoint?: (ref: InstanceRef) => Promise<string | undefined>
 
   /** The tenant-wide resources (namespace, quota, addons claim); Docker has none and does nothing. */
   ensureTenant?: (tenantSubdomain: string, tenantId: string, quota: TenantQuota) => Promise<void>

@@ -45,6 +45,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
       publishPort: config.DOCKER_PUBLISH_PORTS,
       stopTimeoutSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
       backupImage: config.BACKUP_IMAGE,
+      initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000,
       healthCheck: {
         command: ['CMD-SHELL', config.ERP_HEALTHCHECK],
         intervalMs: config.ERP_HEALTHCHECK_INTERVAL_SECONDS * 1000,
@@ -73,7 +74,8 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         healthPath: config.ERP_HEALTH_PATH,
         stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
         backupImage: config.BACKUP_IMAGE,
-        backupStorageGb: config.KUBE_BACKUP_STORAGE_GB
+        backupStorageGb: config.KUBE_BACKUP_STORAGE_GB,
+        initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000
       })
     }
   }

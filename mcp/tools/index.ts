@@ -2,6 +2,8 @@ import type { ToolDefinition } from './tool.ts'
 import { accountTools } from './account.ts'
 import { addonSourceTools } from './addon-sources.ts'
 import { backupTools } from './backups.ts'
+import { instanceUserTools } from './instance-users.ts'
+import { instanceModuleTools } from './instance-modules.ts'
 import { catalogTools } from './catalog.ts'
 import { instanceTools } from './instances.ts'
 import { logTools } from './logs.ts'
@@ -10,4 +12,4 @@ import { supportTools } from './support.ts'
 import { teamTools } from './team.ts'
 
 /** Every tool /api/mcp offers, grouped as the portal is. A new capability adds its file here. */
-export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]
+export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...instanceUserTools, ...instanceModuleTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]

@@ -11,6 +11,7 @@ import { BackendUnavailableError, type InstanceSpec, type Observation, type Prov
 import { addonsHostPath, containerConfig } from './container-config.ts'
 import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
 import { createDockerBackupRunner } from './backup-runner.ts'
+import { createDockerErpSetup } from './erp-setup.ts'
 import { ensureImage } from './image.ts'
 import { createDockerLogs } from './logs.ts'
 import { createDockerUsage } from './metrics.ts'
@@ -27,6 +28,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
   const call = createEngineCall(docker, options.callTimeoutMs)
   const stopCallMs = options.callTimeoutMs + options.stopTimeoutSeconds * 1000
   const readUsage = createDockerUsage(docker, call)
+  const erp = createDockerErpSetup(docker, call, options)
 
   async function inspect (name: string): Promise<Docker.ContainerInspectInfo | undefined> {
     try {
@@ -67,11 +69,13 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     const volume = dataVolumeName(spec.subdomain)
     const labels = { ...options.labels, [LABELS.managed]: 'true', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain }
     await call('volume create', volume, (signal) => docker.createVolume({ Name: volume, Labels: labels, abortSignal: signal }))
+    await erp.initialise(spec)
     try {
       await call('create', name, (signal) => docker.createContainer({ ...config, abortSignal: signal }))
     } catch (error) {
       if (statusOf(error) !== 409) throw error // 409: a racing provision created it first
     }
+    await erp.configure(spec)
   }
 
   /**
@@ -119,6 +123,9 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       if (info === undefined) {
         await create(spec, name)
         info = await waitUntil(name, true, 'create')
+      } else if (spec.erp?.initialise === true) {
+        // A provision that crashed after creating the container, before the initialisation was recorded.
+        await erp.initialise(spec)
       }
       await startContainer(name, info)
     },
@@ -168,6 +175,8 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     },
 
     readUsage,
+
+    erpEndpoint: erp.endpoint,
 
     async observeAll (tenantSubdomains) {
       const tenants = new Set(tenantSubdomains)

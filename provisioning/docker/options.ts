@@ -34,6 +34,8 @@ export interface DockerBackendOptions {
   callTimeoutMs?: number
   /** Bound on pulling a missing image (default 600 000). */
   pullTimeoutMs?: number
+  /** Bound on the ERP's one-off database initialisation at first start (default 600 000). */
+  initTimeoutMs?: number
   /** `docker stop` grace period before SIGKILL [INSTANCE_STOP_GRACE_SECONDS, default 30]. */
   stopTimeoutSeconds?: number
   /** Container command (the image's CMD when unset); `{database}` and `{workers}` are filled in. */
@@ -69,6 +71,7 @@ export function resolveOptions (options: DockerBackendOptions): ResolvedOptions 
     healthCheck: options.healthCheck === undefined ? DEFAULT_HEALTH_CHECK : options.healthCheck,
     callTimeoutMs: options.callTimeoutMs ?? 10_000,
     pullTimeoutMs: options.pullTimeoutMs ?? 600_000,
+    initTimeoutMs: options.initTimeoutMs ?? 600_000,
     stopTimeoutSeconds: options.stopTimeoutSeconds ?? 30,
     command: options.command,
     labels: options.labels ?? {},

@@ -2,7 +2,8 @@
 import type { V1Deployment, V1Probe } from '@kubernetes/client-node'
 import type { InstanceSpec } from '../backend.ts'
 import { imageFor } from '../image-template.ts'
-import { addonsClaimOf, CONTAINER_NAME, dataClaimOf, dbSecretOf, ERP_PORT, instanceLabels, namespaceOf, selectorLabels, workloadOf } from './names.ts'
+import { CONFIG_DIR } from './erp-setup.ts'
+import { addonsClaimOf, configSecretOf, CONTAINER_NAME, dataClaimOf, dbSecretOf, ERP_PORT, instanceLabels, namespaceOf, selectorLabels, workloadOf } from './names.ts'
 import { mebibytes, millicores } from './quantities.ts'
 
 export interface DeploymentSettings {
@@ -56,12 +57,15 @@ export function deploymentManifest (spec: InstanceSpec, replicas: 0 | 1, setting
             livenessProbe: probe(settings.healthPath, { periodSeconds: 20, failureThreshold: 6 }),
             volumeMounts: [
               { name: 'addons', mountPath: settings.addonsMountPath, readOnly: true },
-              { name: 'data', mountPath: settings.dataMountPath }
+              { name: 'data', mountPath: settings.dataMountPath },
+              // The server's odoo.conf (master password, no database manager) where the image reads it.
+              ...(spec.erp === undefined ? [] : [{ name: 'config', mountPath: CONFIG_DIR, readOnly: true }])
             ]
           }],
           volumes: [
             { name: 'addons', persistentVolumeClaim: { claimName: addonsClaimOf(spec.tenantSubdomain), readOnly: true } },
-            { name: 'data', persistentVolumeClaim: { claimName: dataClaimOf(spec.subdomain) } }
+            { name: 'data', persistentVolumeClaim: { claimName: dataClaimOf(spec.subdomain) } },
+            ...(spec.erp === undefined ? [] : [{ name: 'config', secret: { secretName: configSecretOf(spec.subdomain), defaultMode: 0o444 } }])
           ]
         }
       }

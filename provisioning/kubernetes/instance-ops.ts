@@ -6,9 +6,12 @@
 import type { InstanceSpec } from '../backend.ts'
 import { ensureClaim } from './claims.ts'
 import { deploymentManifest, restartPatch, type DeploymentSettings } from './deployment-manifest.ts'
+import { configSecretManifest, initialiseOnKubernetes } from './erp-setup.ts'
+import { imageFor } from '../image-template.ts'
 import { dataClaimManifest, dbSecretManifest, ingressManifest, serviceManifest } from './instance-manifests.ts'
+import type { KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
-import { dataClaimOf, dbSecretOf, namespaceOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
+import { configSecretOf, dataClaimOf, dbSecretOf, initJobOf, namespaceOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { TenantOps } from './tenant-ops.ts'
 
@@ -20,7 +23,7 @@ export interface InstanceOps {
   remove: (spec: InstanceSpec) => Promise<void>
 }
 
-export function createInstanceOps (api: KubeApi, tenants: TenantOps, options: ResolvedOptions, now: () => Date = () => new Date()): InstanceOps {
+export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJobs, options: ResolvedOptions, now: () => Date = () => new Date()): InstanceOps {
   const manager = options.fieldManager
   const settings: DeploymentSettings = options
   const applyDeployment = (spec: InstanceSpec, replicas: 0 | 1) => api.apply(deploymentManifest(spec, replicas, settings), manager)
@@ -31,8 +34,11 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, options: Re
     await tenants.ensureTenantBasics(spec.tenantSubdomain, spec.tenantId)
     await Promise.all([
       api.apply(dbSecretManifest(spec), manager),
+      ...(spec.erp === undefined ? [] : [api.apply(configSecretManifest(spec, options), manager)]),
       ensureClaim(api, dataClaimManifest(spec, options.storageClass), manager)
     ])
+    // First start: the ERP's database is initialised by a one-off Job before the server runs.
+    await initialiseOnKubernetes(jobs, spec, { ...options, image: imageFor(options.imageTemplate, spec.erpVersion) })
     await applyDeployment(spec, 1)
     await Promise.all([
       api.apply(serviceManifest(spec), manager),
@@ -62,7 +68,9 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, options: Re
       await api.remove('Ingress', namespace, name)
       await api.remove('Service', namespace, name)
       await api.remove('Deployment', namespace, name)
+      await jobs.remove(namespace, initJobOf(spec.subdomain))
       await api.remove('Secret', namespace, dbSecretOf(spec.subdomain))
+      await api.remove('Secret', namespace, configSecretOf(spec.subdomain))
       await api.remove('PersistentVolumeClaim', namespace, dataClaimOf(spec.subdomain))
     }
   }

@@ -8,6 +8,7 @@ import { createKubeApi } from './kube-api.ts'
 import { createKubernetesLogs } from './logs.ts'
 import { createKubernetesUsage } from './metrics.ts'
 import { createObserveOps } from './observe-ops.ts'
+import { ERP_PORT, namespaceOf, workloadOf } from './names.ts'
 import { resolveOptions, type KubernetesBackendOptions } from './options.ts'
 import { createTenantOps } from './tenant-ops.ts'
 
@@ -33,9 +34,9 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
   const call = createApiCaller({ timeoutMs: options.callTimeoutMs, retries: options.retries, retryBaseMs: options.retryBaseMs, maxRetryDelayMs: options.maxRetryDelayMs, server })
   const api = createKubeApi(options.kubeConfig, call)
   const tenants = createTenantOps(api, options)
-  const instances = createInstanceOps(api, tenants, options)
-  const observing = createObserveOps(api)
   const jobs = createKubeJobs(options.kubeConfig, call)
+  const instances = createInstanceOps(api, tenants, jobs, options)
+  const observing = createObserveOps(api)
 
   return {
     name: 'kubernetes',
@@ -54,6 +55,11 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     },
     ...instances,
     ...observing,
+    /** The instance's Service by its cluster DNS name (the namespace-qualified `.svc` form), while its Deployment is available. */
+    async erpEndpoint (ref) {
+      if ((await observing.observe(ref)).state !== 'running') return undefined
+      return `http://${workloadOf(ref.subdomain)}.${namespaceOf(ref.tenantSubdomain)}.svc:${ERP_PORT}`
+    },
     ...createKubernetesLogs(options.kubeConfig, call, api, options.callTimeoutMs),
     readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,

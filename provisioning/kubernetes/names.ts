@@ -28,6 +28,10 @@ export const QUOTA_NAME = 'erp-quota'
 /** Deployment, Service and Ingress share this name. */
 export const workloadOf = (subdomain: string): string => `erp-${subdomain}`
 export const dbSecretOf = (subdomain: string): string => `erp-${subdomain}-db`
+/** The ERP server's configuration file (odoo.conf, with the master password), mounted at /etc/odoo. */
+export const configSecretOf = (subdomain: string): string => `erp-${subdomain}-config`
+/** The one-off Job that initialises the ERP's database at first start. */
+export const initJobOf = (subdomain: string): string => `erp-${subdomain}-init`
 export const dataClaimOf = (subdomain: string): string => `erp-${subdomain}-data`
 export const tlsSecretOf = (subdomain: string): string => `erp-${subdomain}-tls`
 

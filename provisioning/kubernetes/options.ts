@@ -46,6 +46,10 @@ export interface KubernetesBackendOptions {
   maxRetryDelayMs?: number
   /** Bound of check() [default 3000, at most callTimeoutMs]. */
   checkTimeoutMs?: number
+  /** Bound on the ERP's one-off database initialisation Job at first start [ERP_INIT_TIMEOUT_SECONDS, default 600000]. */
+  initTimeoutMs?: number
+  /** How often that Job is polled [default 1000]. */
+  initPollMs?: number
 }
 
 export type ResolvedOptions = Required<Omit<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>> &
@@ -75,6 +79,8 @@ export function resolveOptions (options: KubernetesBackendOptions): ResolvedOpti
     retries: options.retries ?? 4,
     retryBaseMs: options.retryBaseMs ?? 250,
     maxRetryDelayMs: options.maxRetryDelayMs ?? 30_000,
-    checkTimeoutMs: Math.min(options.checkTimeoutMs ?? 3000, callTimeoutMs)
+    checkTimeoutMs: Math.min(options.checkTimeoutMs ?? 3000, callTimeoutMs),
+    initTimeoutMs: options.initTimeoutMs ?? 600_000,
+    initPollMs: options.initPollMs ?? 1000
   }
 }

@@ -4,9 +4,9 @@ import { rpc, startMcpFixture } from '../support/mcp.ts'
 
 const READ_TOOLS = [
   'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'get_instance_metrics',
-  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups', 'list_addon_sources'
+  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups', 'list_instance_users', 'list_instance_modules', 'list_addon_sources'
 ]
-const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'add_addon_source', 'sync_addon_source']
+const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'invite_instance_user', 'install_module', 'add_addon_source', 'sync_addon_source']
 
 interface JsonSchema {
   type?: string
@@ -119,7 +119,7 @@ t.test('read tools are read-only; create, lifecycle, ticket and invite tools are
 })
 
 t.test('the admin-only tools say so, and a member sees the same catalog', async (t) => {
-  for (const name of ['list_users', 'invite_user', 'add_addon_source', 'sync_addon_source']) t.match(byName.get(name)?.description, /admin/i, name)
+  for (const name of ['list_users', 'invite_user', 'invite_instance_user', 'install_module', 'add_addon_source', 'sync_addon_source']) t.match(byName.get(name)?.description, /admin/i, name)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member)
   const memberTools = (await rpc(app, memberAgent.accessToken, 'tools/list')).json().result.tools

@@ -10,7 +10,7 @@ import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 // The Kubernetes backend on the fake API server: real pod log reads through the real client.
-const kube = await fakeKubeApiServer(t, { readyDelayMs: 100 })
+const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
 const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 writeFileSync(join(dir, 'config'), kube.kubeconfigText)

@@ -3,6 +3,8 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
 import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
 import { addInstanceGauge } from './instance-metrics.ts'
+import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
+import { queueAdminPassword } from '../erp/erp-admin-job.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
@@ -20,6 +22,8 @@ declare module 'fastify' {
       /** The backends and the ERP database server, for rooms that read or act on instances (metrics, backups). */
       backends: BackendRegistry
       databases: ErpDatabasesPort
+      /** Each instance's generated ERP passwords (never shown by any route). */
+      erpCredentials: ErpCredentialStore
     }
   }
 }
@@ -43,6 +47,8 @@ export default fp(async (fastify) => {
   })
   addInstanceGauge(fastify.serviceMetrics, { sql: fastify.sql, log: fastify.log })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
+  if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before the instances room loads')
+  const erpCredentials = createErpCredentialStore(config.ERP_CREDENTIALS_KEY)
   const service = createInstancesService({
     sql: fastify.sql,
     jobs: fastify.jobs,
@@ -59,6 +65,10 @@ export default fp(async (fastify) => {
     em: orm.em,
     backends,
     databases: provisioning.databases,
+    credentials: erpCredentials,
+    afterRunning: async (tx, instance) => {
+      await queueAdminPassword(tx, fastify.jobs.send, { tenantId: instance.tenantId, instanceId: instance.id })
+    },
     transitions,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
@@ -88,7 +98,7 @@ export default fp(async (fastify) => {
     // A stop may take its grace period before the wait for the target state begins.
     expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
-  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases })
+  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
     await backends.close()

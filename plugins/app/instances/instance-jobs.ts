@@ -4,6 +4,7 @@ import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { InstanceSpec, Observation, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { ErpCredentialStore } from '../erp/erp-credentials.ts'
 import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance, type InstanceState } from './instance.entity.ts'
@@ -19,6 +20,13 @@ export interface InstanceJobDeps {
   em: EntityManager
   backends: BackendRegistry
   databases: ErpDatabasesPort
+  /** Each instance's ERP master and administrator passwords, and whether its database was initialised. */
+  credentials: ErpCredentialStore
+  /**
+   * In the transaction that reports a started instance running: queues what must follow at once
+   * (replacing the ERP administrator's default password while it is still set).
+   */
+  afterRunning?: (tx: EntityManager, instance: { id: number, tenantId: string }) => Promise<void>
   transitions: InstanceTransitions
   instancesDomain: string
   /** How long start/provision may take to report `running`. */
@@ -97,19 +105,29 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
 
   async function perform (em: EntityManager, instance: Instance, action: InstanceAction, signal: AbortSignal): Promise<Done> {
     const backend = backends.get(instance.backend)
-    const spec = await instanceSpec(instance, databases, deps.instancesDomain, { credentials: action === 'provision' || action === 'start' || action === 'restart' })
+    const starts = action === 'provision' || action === 'start' || action === 'restart'
+    const spec = await instanceSpec(instance, databases, deps.instancesDomain, { credentials: starts })
+    if (starts) {
+      const secrets = await deps.credentials.ensure(em, instance)
+      spec.erp = { masterPassword: secrets.masterPassword, initialise: !secrets.initialised }
+    }
+    /** Creates and starts; the first time, the ERP's database initialisation runs before (and is recorded). */
+    const provision = async (): Promise<void> => {
+      await backend.provision(spec)
+      if (spec.erp?.initialise === true) await deps.credentials.markInitialised(em, instance)
+    }
     switch (action) {
       case 'provision':
         if (backend.ensureTenant !== undefined) {
           await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(em, spec.tenantId)))
         }
-        await backend.provision(spec)
+        await provision()
         break
       case 'start':
       case 'restart': {
         // Resources gone behind our back are recreated rather than reported missing.
         const seen = await backend.observe(spec)
-        if (seen.state === 'missing') await backend.provision(spec)
+        if (seen.state === 'missing') await provision()
         else if (action === 'start') await backend.start(spec)
         else await backend.restart(spec)
         break
@@ -168,7 +186,11 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     if (instance === null || instance.state !== rule.during) return
     try {
       const seen = await perform(em, instance, action, job.signal)
-      const moved = await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) }))
+      const moved = await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
+        const done = await transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) })
+        if (done?.state === 'running' && deps.afterRunning !== undefined) await deps.afterRunning(tx, { id: instanceId, tenantId })
+        return done
+      })
       if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)
     } catch (error) {
       if (await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)) return

@@ -16,8 +16,9 @@ export default fp(async (fastify) => {
     mail: fastify.mail,
     issueSession: fastify.auth.issueSession,
     limits: fastify.limits,
+    jobs: fastify.jobs,
     ttlDays: config.INVITATION_TTL_DAYS,
     baseUrl: config.BASE_URL,
     product: productName(config.MAIL_FROM)
   }))
-}, { name: 'invitations', dependencies: ['orm', 'env', 'auth', 'activity', 'mail', 'limits'] })
+}, { name: 'invitations', dependencies: ['orm', 'env', 'auth', 'activity', 'mail', 'limits', 'jobs'] })

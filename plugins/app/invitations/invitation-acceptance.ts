@@ -7,6 +7,8 @@ import { TenantSuspended } from '../auth/auth.errors.ts'
 import type { ClientMeta, LoginResult } from '../auth/auth.service.ts'
 import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
+import type { Jobs } from '../../external/jobs.ts'
+import { ERP_USER_QUEUE, type ErpUserJobData } from '../erp/erp-user-job.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { EmailTaken } from '../tenants/tenants.errors.ts'
 import { User, type UserRole } from '../users/user.entity.ts'
@@ -20,6 +22,8 @@ export interface AcceptanceDeps {
   issueSession: (em: EntityManager, user: User, meta: ClientMeta) => Promise<LoginResult>
   /** fastify.limits: the subscription's user seats. */
   limits: Pick<LimitsService, 'assertUserSeat'>
+  /** Queues the ERP user of an invitation tied to an instance. */
+  jobs: Pick<Jobs, 'send' | 'wake'>
 }
 
 export interface InvitationPreview {
@@ -31,7 +35,7 @@ export interface InvitationPreview {
   expires_at: string
 }
 
-interface ConsumedRow { id: string, tenant_id: string, email: string, name: string, role: UserRole }
+interface ConsumedRow { id: string, tenant_id: string, email: string, name: string, role: UserRole, instance_id: string | number | null }
 
 /**
  * Consumes the token: of any number of concurrent accepts, exactly one gets the
@@ -40,7 +44,7 @@ interface ConsumedRow { id: string, tenant_id: string, email: string, name: stri
 const CONSUME = `
 UPDATE invitations SET status = 'accepted', accepted_at = now(), updated_at = now()
 WHERE token_hash = ? AND status = 'pending' AND expires_at > now()
-RETURNING id, tenant_id, email, name, role`
+RETURNING id, tenant_id, email, name, role, instance_id`
 
 /** Why a token cannot be used, if it cannot; `claimFailed`: the database just refused a pending one, so it expired by its clock. */
 function refusal (invitation: Invitation | null, claimFailed = false): Error | undefined {
@@ -57,7 +61,7 @@ function assertUsable (invitation: Invitation | null): asserts invitation is Inv
 }
 
 /** Public, token-authenticated: the token is looked up across tenants because it names its tenant. */
-export function createInvitationAcceptance ({ activity, issueSession, limits }: AcceptanceDeps) {
+export function createInvitationAcceptance ({ activity, issueSession, limits, jobs }: AcceptanceDeps) {
   async function findByToken (em: EntityManager, token: string): Promise<Invitation | null> {
     return em.findOne(Invitation, { tokenHash: hashInvitationToken(token) }, { ...ACROSS_TENANTS, populate: ['tenant'], refresh: true })
   }
@@ -87,7 +91,7 @@ export function createInvitationAcceptance ({ activity, issueSession, limits }: 
       const passwordHash = await hashPassword(input.password)
 
       try {
-        return await em.transactional(async (tx) => {
+        const result = await em.transactional(async (tx) => {
           const [row] = await tx.execute<ConsumedRow[]>(CONSUME, [tokenHash])
           if (row === undefined) throw refusal(await findByToken(tx, input.token), true) ?? InvitationExpired()
           // Refused here, the whole transaction rolls back: the invitation stays pending for later.
@@ -106,8 +110,15 @@ export function createInvitationAcceptance ({ activity, issueSession, limits }: 
           // The new member is the actor of their own arrival; they have no session yet.
           const newcomer: UserActor = { kind: 'user', userId: user.id, tenantId: row.tenant_id, role: row.role, email: row.email, name: row.name, sessionId: '' }
           activity.record(tx, newcomer, { type: 'invitation.accepted', title: `${row.name} (${row.email}) accepted the invitation and joined as ${row.role}`, targetType: 'user', targetId: user.id })
+          if (row.instance_id !== null) {
+            // The ERP user is made by a job with retries: the acceptance never waits for the ERP.
+            const data: ErpUserJobData = { tenantId: row.tenant_id, instanceId: Number(row.instance_id), email: row.email, name: row.name, role: row.role }
+            await jobs.send(tx, ERP_USER_QUEUE, data)
+          }
           return issueSession(tx, user, meta)
         })
+        jobs.wake(ERP_USER_QUEUE)
+        return result
       } catch (error) {
         // Someone signed up (or was added) with this address since the invitation was sent.
         if (error instanceof UniqueConstraintViolationException && error.message.includes('users_email')) throw EmailTaken()

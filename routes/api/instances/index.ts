@@ -6,6 +6,8 @@ import type { LifecycleAction } from '../../../plugins/app/instances/instances.s
 import logs from './logs.ts'
 import metrics from './metrics.ts'
 import backups from './backups.ts'
+import users from './users.ts'
+import modules from './modules.ts'
 
 const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
@@ -102,6 +104,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(logs)
   await fastify.register(metrics)
   await fastify.register(backups)
+  await fastify.register(users)
+  await fastify.register(modules)
 }
 
 export default routes

@@ -19,6 +19,8 @@
 #   - on SIGTERM or SIGINT prints "erp-test-image: TERM received, stopping" (or INT) and
 #     "erp-test-image: stopped", and exits 0 at once (`docker stop` does not need its timeout);
 #   - if httpd dies, prints "erp-test-image: httpd exited with status <n>" and exits with it;
+#   - run with `--stop-after-init` among its arguments (the ERP's one-off database initialisation),
+#     prints them and exits 0 at once;
 #   - writes "erp-test-image: tick <n>" (n = 1, 2, ...) every $TICK_SECONDS (default 0.2) for the
 #     log tests: to stdout, and every fifth one to stderr instead. TICK_SECONDS=0 turns it off.
 set -euo pipefail
@@ -83,6 +85,9 @@ cat >"$rootfs/entrypoint.sh" <<'ENTRYPOINT'
 #!/bin/sh
 # Stand-in for the ERP: serves /www over HTTP on $HTTP_PORT (default 8069; not PORT, which the ERP image takes as the database port) until SIGTERM or SIGINT.
 port="${HTTP_PORT:-8069}"
+# The service initialises an instance's database with a one-off `odoo ... --stop-after-init`:
+# this stand-in has nothing to initialise, so it says so and exits 0.
+case " $* " in *" --stop-after-init "*) echo "erp-test-image: $* (nothing to initialise)"; exit 0 ;; esac
 httpd_pid=""
 ticker_pid=""
 stop() {

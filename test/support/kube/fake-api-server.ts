@@ -39,6 +39,12 @@ export interface FakeKubeApiServerOptions {
   token?: string
   /** How long new Pods take to turn ready after the write that created them (default 0: at the next request). */
   readyDelayMs?: number
+  /**
+   * How long a Job's pod runs once it is Running before it exits 0 by itself, as a real one-off
+   * does (e.g. an ERP's database initialisation). Default: never; tests end it with completeJob
+   * or failJob.
+   */
+  jobRunMs?: number
   /** How long a deleted Namespace stays Terminating before it and its contents go (default 0). */
   namespaceDeletionDelayMs?: number
   /** The storage class a claim without one gets (default `standard`; null: none). */
@@ -106,7 +112,7 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     }
   }
   const deployments = new DeploymentController(ctx, options.readyDelayMs ?? 0)
-  const jobs = new JobController(ctx, options.readyDelayMs ?? 0)
+  const jobs = new JobController(ctx, options.readyDelayMs ?? 0, options.jobRunMs)
   const allPods = (ns?: string): SimPod[] => [...deployments.pods(ns), ...jobs.pods(ns)]
   const quota = new QuotaTracker(store, (ns) => [...deployments.pods(ns), ...jobs.activePods(ns)].map((p) => p.template))
   deployments.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)

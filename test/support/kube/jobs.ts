@@ -34,9 +34,13 @@ export class JobController {
   /** Pod admission (the ResourceQuota check): a refusal message, or undefined to create the pod. */
   refusePod: ((namespace: string, template: JsonObject, podPrefix: string) => string | undefined) | undefined
 
-  constructor (ctx: WriteContext, readyDelayMs: number) {
+  /** A running pod exits 0 by itself this long after it started; undefined: only complete()/fail() end it. */
+  readonly #runMs: number | undefined
+
+  constructor (ctx: WriteContext, readyDelayMs: number, runMs?: number) {
     this.#ctx = ctx
     this.#readyDelayMs = readyDelayMs
+    this.#runMs = runMs
     ctx.store.onChange((type, before, after) => { if (type.kind === 'Job') this.#observe(before, after) })
   }
 
@@ -135,6 +139,12 @@ export class JobController {
           pod.ready = true
           pod.resourceVersion = this.#ctx.store.nextResourceVersion()
         }
+      }
+      const running = this.#active(job)
+      if (job.end === undefined && this.#runMs !== undefined && running?.job?.phase === 'Running' && now >= Date.parse(running.createdAt) + this.#readyDelayMs + this.#runMs) {
+        this.#endPod(running, 'Succeeded', 0, 'Completed')
+        job.succeeded++
+        job.end = { type: 'Complete', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', at: now }
       }
       if (job.end === undefined && job.deadlineSeconds !== undefined && now > job.startedAt + job.deadlineSeconds * 1000) {
         const pod = this.#active(job)

@@ -12,7 +12,7 @@ import { scopedEntityManager } from '../../../../database/tenancy.ts'
 import { build } from '../../../support/build.ts'
 import { signup } from '../../../support/accounts.ts'
 import { instanceRow, instanceUid, recordInstance } from '../../../support/instance-rows.ts'
-import type { Observation, ProvisioningBackend } from '../../../../provisioning/backend.ts'
+import type { InstanceSpec, Observation, ProvisioningBackend } from '../../../../provisioning/backend.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../../../../plugins/app/instances/erp-databases-port.ts'
 import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-jobs.ts'
@@ -22,6 +22,8 @@ import type { InstanceAction } from '../../../../plugins/app/instances/instance-
 
 interface Script {
   calls: string[]
+  /** What each provision was given for the ERP's first start. */
+  erp: Array<InstanceSpec['erp']>
   seen: Observation
   afterProvision: Observation
   /** How long stop() takes: Docker's stop call lasts the grace period when it has to kill. */
@@ -38,6 +40,7 @@ function scriptedBackend (): Script {
   let release: () => void = () => {}
   const script: Script = {
     calls,
+    erp: [],
     seen: { state: 'missing' } as Observation,
     /** What observe answers once provision() returns. */
     afterProvision: { state: 'running' } as Observation,
@@ -48,7 +51,7 @@ function scriptedBackend (): Script {
     backend: {
       name: 'docker',
       check: async () => {},
-      provision: async () => { calls.push('provision'); await script.gate; script.seen = script.afterProvision },
+      provision: async (spec) => { calls.push('provision'); script.erp.push(spec.erp); await script.gate; script.seen = script.afterProvision },
       start: async () => { calls.push('start') },
       stop: async () => { calls.push('stop'); await new Promise((resolve) => setTimeout(resolve, script.stopMs)) },
       restart: async () => { calls.push('restart') },
@@ -84,6 +87,7 @@ async function setup (t: Parameters<typeof build>[0]) {
     em: app.orm.em,
     backends: createBackendRegistry({ enabled: ['docker'], backends: { docker: script.backend }, notConfigured: {} }),
     databases: databasesDouble(drops),
+    credentials: app.instances.erpCredentials,
     transitions,
     instancesDomain: 'erp.test',
     readyTimeoutMs: 5000,
@@ -184,4 +188,28 @@ t.test('a delete that overtakes a job at work: the job stops waiting and removes
   t.ok(Date.now() - started < 4000, 'well before the 5 s ready timeout')
   t.same(script.calls, ['provision', 'remove', 'remove'])
   t.equal((await instanceRow(app, waiting)).state, 'deleted')
+})
+
+t.test('the first provision initialises the ERP database and records it; later ones do not; the passwords are sealed', async (t) => {
+  const { app, tenantId, script, run } = await setup(t)
+  const id = await recordInstance(app, tenantId, { state: 'provisioning' })
+  await run(id, 'provision')
+  t.same(script.calls, ['provision'])
+  t.equal(script.erp[0]?.initialise, true, 'the first provision initialises')
+  const first = script.erp[0]
+  t.ok(first !== undefined && first.masterPassword.length >= 32, 'a generated master password')
+  const [row] = await app.sql<{ initialised_at: Date | null, admin_password_sealed: string, master_password_sealed: string }>({
+    text: 'SELECT c.initialised_at, c.admin_password_sealed, c.master_password_sealed FROM instance_erp_credentials c WHERE c.instance_id = $1', values: [id]
+  })
+  t.not(row?.initialised_at ?? null, null, 'recorded as initialised')
+  t.notMatch(row?.master_password_sealed ?? '', first?.masterPassword ?? '-', 'stored sealed, not in clear')
+  t.match(row?.admin_password_sealed ?? '', /^v1\./)
+
+  // Gone behind our back: a start provisions again, without initialising, with the same master password.
+  script.seen = { state: 'missing' }
+  await app.sql({ text: "UPDATE instances SET state = 'starting' WHERE id = $1", values: [id] })
+  await run(id, 'start')
+  t.same(script.calls, ['provision', 'provision'])
+  t.equal(script.erp[1]?.masterPassword, first?.masterPassword, 'the same master password')
+  t.equal(script.erp[1]?.initialise, false)
 })

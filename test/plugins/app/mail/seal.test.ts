@@ -18,5 +18,5 @@ t.test('sealed bodies open with the same secret and row id only', async (t) => {
   const flipped = Buffer.from(ciphertext ?? '', 'base64url')
   flipped[0] = (flipped[0] ?? 0) ^ 1
   t.throws(() => sealer.open([version, iv, tag, flipped.toString('base64url')].join('.'), 'row-1'), 'tampering is detected')
-  t.throws(() => sealer.open('v0.a.b.c', 'row-1'), /Unknown sealed body format/)
+  t.throws(() => sealer.open('v0.a.b.c', 'row-1'), /Unknown sealed text format/)
 })

@@ -33,7 +33,7 @@ async function until (what: string, check: () => Promise<boolean>, timeoutMs = 2
 }
 
 t.test('two replicas on one database: each running instance is sampled once per interval', async (t) => {
-  const kube = await fakeKubeApiServer(t)
+  const kube = await fakeKubeApiServer(t, { jobRunMs: 0 })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'config'), kube.kubeconfigText)

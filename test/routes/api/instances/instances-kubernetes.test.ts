@@ -12,7 +12,7 @@ import { mergePatch } from '../../../support/kube/client-helpers.ts'
 
 /** The whole app on the fake Kubernetes API server: only KUBECONFIG differs from production. */
 async function kubeApp (t: Test) {
-  const kube = await fakeKubeApiServer(t, { readyDelayMs: 200 })
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 200, jobRunMs: 0 })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const kubeconfig = join(dir, 'config')
@@ -82,6 +82,12 @@ t.test('an instance is created, runs, stops, starts, restarts and is deleted on 
   t.equal(decoded(secret?.data?.USER), dbName, 'the Secret holds the instance\'s database login')
   t.equal(decoded(secret?.data?.ERP_DATABASE), dbName)
   t.ok(decoded(secret?.data?.PASSWORD).length > 0, 'and a password')
+  const config = decoded(kube.get('Secret', namespace, `${name}-config`)?.data?.['odoo.conf'])
+  t.match(config, /^admin_passwd = [A-Za-z0-9_-]{32}$/m, 'the server configuration holds a generated master password')
+  t.match(config, /^list_db = False$/m, 'and no database manager')
+  t.equal(kube.get('Job', namespace, `${name}-init`), undefined, 'the database initialisation Job ran and was deleted')
+  const [initialised] = await app.sql<{ initialised: boolean }>({ text: 'SELECT initialised_at IS NOT NULL AS initialised FROM instance_erp_credentials WHERE instance_id = $1', values: [id] })
+  t.equal(initialised?.initialised, true, 'recorded: later starts do not initialise again')
   const deployment = kube.get('Deployment', namespace, name)
   t.equal(deployment?.spec?.replicas, 1)
   t.equal(deployment?.metadata?.labels?.['erp.portal/instance-id'], uid, 'the label carries the uid')

@@ -11,7 +11,7 @@ import { openSse, type SseConnection } from '../../../support/sse.ts'
 const lineOf = (data: string): string => (JSON.parse(data) as { line: string }).line
 
 t.test('Kubernetes: the pod log API for /logs, one follow for every viewer of the stream, and resume', async (t) => {
-  const kube = await fakeKubeApiServer(t, { readyDelayMs: 200 })
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 200, jobRunMs: 0 })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'config'), kube.kubeconfigText)

@@ -9,7 +9,7 @@ import { cleanupInstances, uniqueSubdomain, waitForState } from '../../../suppor
 import { fakeKubeApiServer } from '../../../support/kube/fake-api-server.ts'
 
 t.test('live usage from PodMetrics; without metrics-server the last sample, stale, or 503 without one', async (t) => {
-  const kube = await fakeKubeApiServer(t)
+  const kube = await fakeKubeApiServer(t, { jobRunMs: 0 })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'config'), kube.kubeconfigText)

@@ -1,0 +1,33 @@
+import { Type } from 'typebox'
+import { callerSql } from '../../lib/tenant-sql.ts'
+import { BigInt53, Int4 } from '../../schemas/common.ts'
+import { defineTool, READ_ONLY } from './tool.ts'
+
+const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
+
+export const instanceModuleTools = [
+  defineTool({
+    name: 'list_instance_modules',
+    title: 'List the modules assigned to an instance',
+    description: 'The catalog modules assigned to the instance, each with `state` (queued, installing, installed, failed, uninstalled), `installed_at` and the ERP\'s `error` when it failed.',
+    input: Type.Object({ instance_id: instanceId }, { additionalProperties: false }),
+    annotations: READ_ONLY,
+    run: async ({ app, actor }, { instance_id: id }) => ({ modules: await app.erp.modules.list(callerSql(app.sql, actor), id) })
+  }),
+
+  defineTool({
+    name: 'install_module',
+    title: 'Install a catalog module on an instance',
+    description: 'Admin only. Assigns a catalog module (ids from list_modules) to the instance and queues its install through the ERP; answers at once with the module in `queued`. ' +
+      'Asking again for an assigned module changes nothing. Poll list_instance_modules until `installed` or `failed` (with the ERP\'s message, e.g. a missing dependency). MODULE_NOT_FOUND for an id not in the catalog.',
+    input: Type.Object({
+      instance_id: instanceId,
+      module_id: Int4({ minimum: 1, description: 'The catalog module\'s id (from list_modules)' })
+    }, { additionalProperties: false }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    run: async ({ app, em, actor }, { instance_id: id, module_id: moduleId }) => {
+      const { module, created } = await app.erp.modules.assign(em, actor, id, moduleId)
+      return { module, queued: created }
+    }
+  })
+]

@@ -1,0 +1,128 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Actor } from '../../../lib/actor.ts'
+import { defineError } from '../../../lib/errors.ts'
+import { requireAdmin } from '../../../lib/roles.ts'
+import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
+import type { Jobs } from '../../external/jobs.ts'
+import type { ActivityService } from '../activity/activity.service.ts'
+import { Instance } from '../instances/instance.entity.ts'
+import { InstanceNotFound } from '../instances/instances.errors.ts'
+import { ErpModule } from '../modules/erp-module.entity.ts'
+import { Tenant } from '../tenants/tenant.entity.ts'
+import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
+
+export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
+
+export const ERP_MODULE_QUEUE = 'erp-module-installs'
+
+export interface ErpModuleJobData {
+  tenantId: string
+  instanceModuleId: number
+}
+
+export interface InstanceModuleView {
+  module_id: number
+  technical_name: string
+  name: string
+  state: InstanceModuleState
+  installed_at: string | null
+  error: string | null
+}
+
+/** The instance (when it is the tenant's and not deleted) with its assignments: one row with nulls when it has none, none when there is no such instance. */
+const LIST_INSTANCE_MODULES: TenantStatement = {
+  name: 'erp-instance-modules',
+  text: `
+SELECT m.id AS module_id, m.technical_name, m.name, im.state, im.installed_at, im.error
+FROM instances i
+LEFT JOIN instance_modules im ON im.instance_id = i.id AND im.tenant_id = $1
+LEFT JOIN erp_modules m ON m.id = im.module_id
+WHERE i.tenant_id = $1 AND i.id = $2::bigint AND i.state NOT IN ('deleted', 'deleting')
+ORDER BY im.created_at, im.id`
+}
+
+interface InstanceModuleRow { module_id: number | null, technical_name: string, name: string, state: InstanceModuleState, installed_at: Date | null, error: string | null }
+
+export function toInstanceModuleView (row: InstanceModule): InstanceModuleView {
+  return {
+    module_id: row.module.id,
+    technical_name: row.module.technicalName,
+    name: row.module.name,
+    state: row.state,
+    installed_at: row.installedAt?.toISOString() ?? null,
+    error: row.error ?? null
+  }
+}
+
+/** Catalog modules assigned to an instance; each assignment is installed through the ERP by a job. */
+export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake'>, activity: ActivityService }) {
+  const { jobs, activity } = deps
+
+  async function instanceOf (em: EntityManager, id: number): Promise<Instance> {
+    const instance = await em.findOne(Instance, { id, state: { $nin: ['deleted', 'deleting'] } })
+    if (instance === null) throw InstanceNotFound()
+    return instance
+  }
+
+  return {
+    /** One statement, the caller's check included (`read`): a read path polled while installs run. */
+    async list (read: CallerSql, instanceId: number): Promise<InstanceModuleView[]> {
+      const { rows } = await read<InstanceModuleRow>(LIST_INSTANCE_MODULES, [instanceId])
+      if (rows.length === 0) throw InstanceNotFound()
+      return rows.filter((row) => row.module_id !== null).map((row) => ({
+        module_id: Number(row.module_id),
+        technical_name: row.technical_name,
+        name: row.name,
+        state: row.state,
+        installed_at: row.installed_at === null ? null : new Date(row.installed_at).toISOString(),
+        error: row.error
+      }))
+    },
+
+    /**
+     * Admin only. Records the assignment in `queued` and queues its install (`created: true`);
+     * a module already assigned is left as it is (`created: false`).
+     */
+    async assign (em: EntityManager, actor: Actor, instanceId: number, moduleId: number): Promise<{ module: InstanceModuleView, created: boolean }> {
+      requireAdmin(actor, 'install modules')
+      const instance = await instanceOf(em, instanceId)
+      const module = await em.findOne(ErpModule, moduleId)
+      if (module === null) throw ModuleNotFound(undefined, { field: 'module_id' })
+      const existing = await em.findOne(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'] })
+      if (existing !== null) return { module: toInstanceModuleView(existing), created: false }
+      try {
+        const created = await em.transactional(async (tx) => {
+          const row = tx.create(InstanceModule, {
+            tenant: tx.getReference(Tenant, actor.tenantId),
+            instance: tx.getReference(Instance, instance.id),
+            module,
+            state: 'queued',
+            error: null,
+            installedAt: null
+          })
+          await tx.flush()
+          const data: ErpModuleJobData = { tenantId: actor.tenantId, instanceModuleId: row.id }
+          await jobs.send(tx, ERP_MODULE_QUEUE, data)
+          activity.record(tx, actor, {
+            type: 'instance_module.requested',
+            title: `Install of ${module.name} (${module.technicalName}) on ${instance.name} requested`,
+            targetType: 'instance',
+            targetId: String(instance.id),
+            instanceId: instance.id
+          })
+          return row
+        })
+        jobs.wake(ERP_MODULE_QUEUE)
+        return { module: toInstanceModuleView(created), created: true }
+      } catch (error) {
+        // Two admins assigning the same module at once: the unique index decides, the second is a no-op.
+        if (!(error instanceof UniqueConstraintViolationException)) throw error
+        const row = await em.findOneOrFail(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'], refresh: true })
+        return { module: toInstanceModuleView(row), created: false }
+      }
+    }
+  }
+}
+
+export type ErpModulesService = ReturnType<typeof createErpModulesService>

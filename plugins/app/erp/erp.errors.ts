@@ -1,0 +1,6 @@
+import { defineError } from '../../../lib/errors.ts'
+
+/** The instance is not running (or its backend cannot say where it answers): try again once it runs. */
+export const ErpUnavailable = defineError('ERP_UNAVAILABLE', 'The instance\'s ERP is not available', 503)
+/** The ERP answered with a fault, or an answer the service cannot use; the message is the ERP's. */
+export const ErpError = defineError('ERP_ERROR', 'The instance\'s ERP reported an error', 502)

@@ -1,0 +1,114 @@
+/**
+ * The ERP's first start on Docker: the server's configuration file put into the container before
+ * it starts, and the one-off `odoo -d <db> -i base --stop-after-init` in a container of the same
+ * image, volumes and network that runs to its end before the long-running one starts.
+ */
+import type Docker from 'dockerode'
+import { pack } from 'tar-stream'
+import type { InstanceRef, InstanceSpec } from '../backend.ts'
+import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
+import { demuxFrames } from './logs.ts'
+import { containerConfig } from './container-config.ts'
+import { DockerEngineError, statusOf, type EngineCall } from './engine-calls.ts'
+import { containerName, ERP_PORT, LABELS } from './names.ts'
+import type { ResolvedOptions } from './options.ts'
+
+export function createDockerErpSetup (docker: Docker, call: EngineCall, options: ResolvedOptions & { initTimeoutMs: number }) {
+  function configArchive (spec: InstanceSpec): NodeJS.ReadableStream {
+    if (spec.erp === undefined) throw new TypeError('spec.erp is required for the ERP configuration')
+    const text = erpServerConfig({ masterPassword: spec.erp.masterPassword, database: spec.database.name, addonsPath: options.addonsMountPath, dataDir: options.dataMountPath })
+    const tar = pack()
+    // Readable by the image's unprivileged ERP user; the container holds nothing else that reads it.
+    tar.entry({ name: ERP_CONFIG_PATH.slice(1), mode: 0o644, uid: 0, gid: 0 }, text)
+    tar.finalize()
+    return tar as unknown as NodeJS.ReadableStream
+  }
+
+  async function putConfig (container: Docker.Container, spec: InstanceSpec, what: string): Promise<void> {
+    await call('put archive', what, (signal) => container.putArchive(configArchive(spec), { path: '/', abortSignal: signal }))
+  }
+
+  async function removeIfThere (name: string): Promise<void> {
+    try {
+      await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, abortSignal: signal }))
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error
+    }
+  }
+
+  return {
+    /** Puts odoo.conf into a created container (before its start); nothing without `spec.erp`. */
+    async configure (spec: InstanceSpec): Promise<void> {
+      if (spec.erp === undefined) return
+      const name = containerName(spec.subdomain)
+      await putConfig(docker.getContainer(name), spec, name)
+    },
+
+    /**
+     * Runs the database initialisation to its end. A run already under way (another replica's
+     * job) is waited for instead of started twice; a leftover of a crashed run is replaced. A
+     * non-zero exit is an error with the last log lines. Running it again on an initialised
+     * database only updates `base`, so a retry after a crash is safe.
+     */
+    async initialise (spec: InstanceSpec): Promise<void> {
+      if (spec.erp?.initialise !== true) return
+      const name = `${containerName(spec.subdomain)}-init`
+      const base = containerConfig(spec, options)
+      const host = base.HostConfig ?? {}
+      const create = async (): Promise<Docker.Container> => call('create', name, (signal) => docker.createContainer({
+        name,
+        Image: base.Image,
+        Env: base.Env,
+        Cmd: erpInitialiseCommand(spec.database.name),
+        Labels: { ...options.labels, [LABELS.managed]: 'init', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain },
+        HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
+        abortSignal: signal
+      } as Docker.ContainerCreateOptions))
+      let container: Docker.Container
+      try {
+        container = await create()
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error
+        const other = docker.getContainer(name)
+        const state = await call('inspect', name, (signal) => other.inspect({ abortSignal: signal })).then((info) => info.State, () => undefined)
+        if (state?.Running === true) {
+          // Someone else's run: its outcome is ours, and it removes its container.
+          const result = await call('wait', name, (signal) => other.wait({ abortSignal: signal }), options.initTimeoutMs).catch(() => undefined) as { StatusCode: number } | undefined
+          if (result?.StatusCode === 0) return
+          throw new DockerEngineError('initialise', name, 'a concurrent run of the ERP\'s database initialisation did not succeed (or could not be followed): this attempt is retried', 409)
+        }
+        await removeIfThere(name)
+        container = await create()
+      }
+      try {
+        await putConfig(container, spec, name)
+        await call('start', name, (signal) => container.start({ abortSignal: signal }))
+        const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), options.initTimeoutMs) as { StatusCode: number }
+        if (result.StatusCode !== 0) {
+          const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer).text
+          throw new DockerEngineError('initialise', name, `the ERP's database initialisation exited with code ${result.StatusCode}: ${logs.trim().slice(-800)}`, 500)
+        }
+      } finally {
+        await container.remove({ force: true }).catch(() => {})
+      }
+    },
+
+    /** `http://<container address on its network>:8069` while the container runs. */
+    async endpoint (ref: InstanceRef): Promise<string | undefined> {
+      const name = containerName(ref.subdomain)
+      let info: Docker.ContainerInspectInfo
+      try {
+        info = await call('inspect', name, (signal) => docker.getContainer(name).inspect({ abortSignal: signal }))
+      } catch (error) {
+        if (statusOf(error) === 404) return undefined
+        throw error
+      }
+      if (!info.State.Running) return undefined
+      const networks = info.NetworkSettings.Networks
+      const address = (options.network === undefined ? undefined : networks[options.network]?.IPAddress) ??
+        networks.bridge?.IPAddress ?? Object.values(networks).map((n) => n.IPAddress).find((ip) => ip !== '')
+      if (address === undefined || address === '') return undefined
+      return `http://${address.includes(':') ? `[${address}]` : address}:${ERP_PORT}`
+    }
+  }
+}

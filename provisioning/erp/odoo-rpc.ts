@@ -1,0 +1,57 @@
+/**
+ * Odoo's external JSON-RPC API: `POST <endpoint>/jsonrpc` with
+ * `{jsonrpc: '2.0', method: 'call', params: {service, method, args}, id}`; the answer carries
+ * `result`, or `error: {code: 200, message: 'Odoo Server Error', data: {name, message, ...}}`.
+ */
+
+/** The ERP answered with a fault: `name` is Odoo's exception class, `message` its text. */
+export class ErpFault extends Error {
+  override name = 'ErpFault'
+  readonly faultName: string
+  constructor (faultName: string, message: string) {
+    super(message)
+    this.faultName = faultName
+  }
+
+  get accessDenied (): boolean { return this.faultName === 'odoo.exceptions.AccessDenied' }
+}
+
+/** The ERP could not be reached or did not answer in time, or answered something that is not JSON-RPC. */
+export class ErpUnreachable extends Error {
+  override name = 'ErpUnreachable'
+}
+
+export interface RpcTarget {
+  /** `http://<address>:8069`, on the backend's network. */
+  endpoint: string
+  timeoutMs: number
+}
+
+let nextId = 1
+
+export async function callOdoo (target: RpcTarget, service: 'common' | 'object' | 'db', method: string, args: unknown[]): Promise<unknown> {
+  const id = nextId++
+  let response: Response
+  try {
+    response = await fetch(new URL('/jsonrpc', target.endpoint), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'call', params: { service, method, args }, id }),
+      signal: AbortSignal.timeout(target.timeoutMs)
+    })
+  } catch (error) {
+    const timedOut = (error as Error).name === 'TimeoutError'
+    throw new ErpUnreachable(timedOut ? `The ERP did not answer within ${target.timeoutMs} ms` : `The ERP cannot be reached: ${(error as Error).message}`, { cause: error })
+  }
+  let body: { result?: unknown, error?: { message?: string, data?: { name?: string, message?: string } } }
+  try {
+    body = await response.json() as typeof body
+  } catch (error) {
+    throw new ErpUnreachable(`The ERP answered HTTP ${response.status} without JSON-RPC`, { cause: error })
+  }
+  if (body.error !== undefined) {
+    throw new ErpFault(body.error.data?.name ?? 'unknown', body.error.data?.message ?? body.error.message ?? 'Odoo Server Error')
+  }
+  if (!('result' in body)) throw new ErpUnreachable(`The ERP answered HTTP ${response.status} without a JSON-RPC result`)
+  return body.result
+}

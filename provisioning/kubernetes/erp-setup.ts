@@ -1,0 +1,66 @@
+/**
+ * The ERP's first start on Kubernetes: its server configuration (odoo.conf with the generated
+ * master password) as a Secret mounted at /etc/odoo, and the one-off `odoo -d <db> -i base
+ * --stop-after-init` as a Job in the tenant's namespace, with the instance's database Secret,
+ * data claim and addons claim, run to its end before the Deployment is applied.
+ */
+import type { V1Secret } from '@kubernetes/client-node'
+import type { InstanceSpec } from '../backend.ts'
+import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
+import type { KubeJobs } from './jobs.ts'
+import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf } from './names.ts'
+import type { ResolvedOptions } from './options.ts'
+import { mebibytes, millicores } from './quantities.ts'
+
+/** The official image's entrypoint, which adds the database connection from HOST, PORT, USER and PASSWORD. */
+const ENTRYPOINT = '/entrypoint.sh'
+export const CONFIG_FILE = ERP_CONFIG_PATH.split('/').at(-1) ?? 'odoo.conf'
+export const CONFIG_DIR = ERP_CONFIG_PATH.slice(0, ERP_CONFIG_PATH.lastIndexOf('/'))
+
+export function configSecretManifest (spec: InstanceSpec, options: Pick<ResolvedOptions, 'addonsMountPath' | 'dataMountPath'>): V1Secret {
+  if (spec.erp === undefined) throw new TypeError('spec.erp is required for the ERP configuration')
+  const text = erpServerConfig({ masterPassword: spec.erp.masterPassword, database: spec.database.name, addonsPath: options.addonsMountPath, dataDir: options.dataMountPath })
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: configSecretOf(spec.subdomain), namespace: namespaceOf(spec.tenantSubdomain), labels: instanceLabels(spec) },
+    type: 'Opaque',
+    data: { [CONFIG_FILE]: Buffer.from(text, 'utf8').toString('base64') }
+  }
+}
+
+/**
+ * Runs the initialisation Job to its end and deletes it. A Job left by a crashed attempt is
+ * waited for (and used if it succeeded); a failed or timed-out one is an error carrying its
+ * log, and is deleted so that the retried provisioning starts a new one.
+ */
+export async function initialiseOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: Pick<ResolvedOptions, 'imageTemplate' | 'addonsMountPath' | 'dataMountPath' | 'initTimeoutMs' | 'initPollMs'> & { image: string }): Promise<void> {
+  if (spec.erp?.initialise !== true) return
+  const namespace = namespaceOf(spec.tenantSubdomain)
+  const name = initJobOf(spec.subdomain)
+  const limits = { memory: mebibytes(spec.resources.memoryMb), cpu: millicores(spec.resources.cpuMillicores) }
+  await jobs.create({
+    namespace,
+    name,
+    labels: instanceLabels(spec),
+    image: options.image,
+    command: [ENTRYPOINT, ...erpInitialiseCommand(spec.database.name)],
+    envFromSecrets: [dbSecretOf(spec.subdomain)],
+    volumes: [
+      { claim: dataClaimOf(spec.subdomain), mountPath: options.dataMountPath },
+      { claim: addonsClaimOf(spec.tenantSubdomain), mountPath: options.addonsMountPath, readOnly: true }
+    ],
+    resources: { limits, requests: { ...limits } },
+    activeDeadlineSeconds: Math.ceil(options.initTimeoutMs / 1000),
+    ttlSecondsAfterFinished: 3600
+  })
+  const outcome = await jobs.wait(namespace, name, { timeoutMs: options.initTimeoutMs, intervalMs: options.initPollMs })
+  if (outcome.state === 'succeeded') {
+    await jobs.remove(namespace, name)
+    return
+  }
+  const log = (await jobs.logs(namespace, name, { tailLines: 20 }).catch(() => '')).trim().slice(-800)
+  await jobs.remove(namespace, name)
+  const why = outcome.state === 'failed' ? `failed (${outcome.reason}: ${outcome.message})` : outcome.state === 'timeout' ? `did not finish within ${options.initTimeoutMs} ms` : 'was deleted before it finished'
+  throw new Error(`The ERP's database initialisation Job ${namespace}/${name} ${why}${log === '' ? '' : `: ${log}`}`)
+}

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
+import { AssignModuleBody, InstanceModuleListResponse, InstanceModuleResponse } from '../../../schemas/instance-modules.ts'
+
+/** Registered by ./index.ts (autoload loads only a folder's index.ts). */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { erp } = fastify
+
+  fastify.get('/:id/modules', {
+    config: { auth: 'portal-inline' },
+    schema: {
+      tags: ['instance modules'],
+      operationId: 'listInstanceModules',
+      summary: 'The catalog modules assigned to an instance',
+      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`). One statement, the token check included.',
+      params: InstanceIdParams,
+      response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404])
+    }
+  }, async (request) => ({ success: true as const, modules: await erp.modules.list(fastify.auth.sessionSql(request), request.params.id) }))
+
+  fastify.post('/:id/modules', {
+    schema: {
+      tags: ['instance modules'],
+      operationId: 'installInstanceModule',
+      summary: 'Install a catalog module on an instance',
+      description: 'Admin only. Records the assignment in `queued` and queues its install through the ERP (202); poll GET …/modules. ' +
+        'A module already assigned answers 200 and changes nothing. 404 `MODULE_NOT_FOUND` for a module that is not in the catalog. ' +
+        'A module whose dependencies the ERP lacks ends `failed` with the ERP\'s message.',
+      params: InstanceIdParams,
+      body: AssignModuleBody,
+      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
+    }
+  }, async (request, reply) => {
+    const { module, created } = await erp.modules.assign(request.em, request.actor, request.params.id, request.body.module_id)
+    return reply.code(created ? 202 : 200).send({ success: true as const, module })
+  })
+}
+
+export default routes
