@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import autocannon, { type Request } from 'autocannon'
+import autocannon, { type Request, type Result } from 'autocannon'
 import t from 'tap'
 import { bearer, signup } from '../support/accounts.ts'
 import { build, TEST_ERP_CREDENTIALS_KEY, TEST_JWT_SECRET } from '../support/build.ts'
@@ -74,4 +74,18 @@ t.test('SIGTERM and restart of each replica in turn under a mixed read load: no 
   t.equal(result.timeouts, 0, 'no timeouts')
   t.equal(result.non2xx, 0, 'no non-2xx answers')
   t.same(Object.keys(result.statusCodeStats), ['200'], 'every answer a 200')
+})
+
+// A figure, not an assertion: this machine's 2 cores also run PostgreSQL, the proxy and autocannon.
+t.test('figure: /api/me req/s through a proxy to one replica vs to both, in the same run', { timeout: 180_000 }, async (t) => {
+  const one = await startReadinessProxy([targets[0] as string])
+  t.teardown(() => one.close())
+  const me = { url: '', connections: 16, duration: 10, headers, requests: [{ method: 'GET', path: '/api/me', headers }] }
+  // Alternated, so that whatever else the machine does weighs on both alike.
+  const runs = []
+  for (const origin of [one.origin, proxy.origin, one.origin, proxy.origin]) runs.push(await autocannon({ ...me, url: origin }))
+  const [single, both, singleAgain, bothAgain] = runs as [Result, Result, Result, Result]
+  const figure = (result: Result) => `${Math.round(result.requests.average)} req/s (p99 ${result.latency.p99} ms)`
+  t.comment(`/api/me through the proxy: one replica ${figure(single)}, ${figure(singleAgain)}; two replicas ${figure(both)}, ${figure(bothAgain)}`)
+  t.equal(runs.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0), 0, 'every request of the measurement answered 200')
 })
