@@ -121,7 +121,9 @@ if (import.meta.main) {
       process.exit(1)
     })
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => { void shutdown(signal) })
+  // Started by the portal, a signal to the whole group (Ctrl-C, systemd's stop) is the portal's to handle:
+  // it drains first and then stops this child by closing the IPC channel.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => { if (!process.connected) void shutdown(signal) })
   // Started by the portal (`npm start`): when the portal dies, even by SIGKILL, its
   // IPC channel closes, and the auth server goes with it instead of holding the port.
   process.on('disconnect', () => { void shutdown('disconnect') })
