@@ -3,8 +3,9 @@
 #   authorization server      node dist/auth-server/server.js      (HEALTHCHECK_PORT=3001)
 #   migrations                node dist/database/cli.js migrate
 # Production dependencies only, a non-root user, and nothing written outside DATA_DIR, so the root
-# filesystem can be read-only. Node is PID 1: the service handles SIGTERM itself (requests in
-# flight finish, the authorization server child and the job workers stop) and reaps its child.
+# filesystem can be read-only. Node is PID 1: the service handles SIGTERM itself (readiness false
+# and SHUTDOWN_DELAY_SECONDS of draining, then requests in flight finish, the authorization server
+# child and the job workers stop) and reaps its child: give it 20 s (`docker stop -t 20`).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build

@@ -55,16 +55,26 @@ if (config.AUTH_SERVER_PROCESS) {
   authServer = startAuthServerProcess({
     env: {
       DATABASE_URL: database.url, JWT_SECRET: jwtSecret, BASE_URL: config.BASE_URL, DATA_DIR: config.DATA_DIR,
+      // Stopped by this process once it has drained: no delay of its own.
+      SHUTDOWN_DELAY_SECONDS: '0',
       ...(config.AUTH_PORT === undefined ? {} : { AUTH_PORT: String(config.AUTH_PORT) })
     },
     log: (message) => app.log.warn(message)
   })
 }
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+// Graceful drain: readiness turns false at once and the process keeps serving for SHUTDOWN_DELAY_SECONDS, so that
+// load balancers stop sending before it stops accepting; then in-flight requests get up to IN_FLIGHT_GRACE_MS.
+// Ctrl-C (SIGINT) has no load balancer to wait for.
+const IN_FLIGHT_GRACE_MS = 10_000
+closeWithGrace({ delay: config.SHUTDOWN_DELAY_SECONDS * 1000 + IN_FLIGHT_GRACE_MS }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
-  else app.log.info({ signal }, 'shutting down')
-  await app.close() // stops accepting, lets in-flight requests finish
+  else app.log.info({ signal, delaySeconds: config.SHUTDOWN_DELAY_SECONDS }, 'shutting down')
+  app.drain.start()
+  if (signal === 'SIGTERM' && config.SHUTDOWN_DELAY_SECONDS > 0) {
+    await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_SECONDS * 1000))
+  }
+  await app.close() // stops accepting and the job workers, lets in-flight requests finish
   await authServer?.stop()
   await orm.close()
   await database.stop()

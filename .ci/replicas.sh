@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The replica proofs (test/replicas/): two portals and two authorization servers on one PostgreSQL
-# behind a round-robin proxy; long, so not part of `npm test` (package.json's tap `exclude`).
+# behind a round-robin proxy, and a rolling restart of two portal processes under load behind a
+# readiness-following proxy; long, so not part of `npm test` (package.json's tap `exclude`).
 # Needs what .ci/run sets up: Node 24 on PATH, dependencies, PostgreSQL (TEST_DATABASE_URL or an
 # embedded one) and a Docker engine (the instance actions run on the Docker backend).
 set -euo pipefail

@@ -22,6 +22,8 @@ import { createProvider } from './provider.ts'
 
 export interface AuthServer {
   url: string
+  /** First phase of a graceful shutdown: /health/ready answers 503 and responses carry `Connection: close`. */
+  drain: () => void
   close: () => Promise<void>
 }
 
@@ -53,7 +55,12 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
 
   let closing = false
   const metrics = createAuthMetrics(provider)
-  const server = createServer(withMetricsRoute(metrics, config.METRICS_TOKEN, withHealthRoutes(pool, provider.callback(), () => closing)))
+  const handler = withMetricsRoute(metrics, config.METRICS_TOKEN, withHealthRoutes(pool, provider.callback(), () => closing))
+  const server = createServer((request, response) => {
+    // Draining: each kept-alive socket is closed right after its current response.
+    if (closing) response.setHeader('connection', 'close')
+    handler(request, response)
+  })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? config.AUTH_PORT ?? STANDALONE_AUTH_PORT, options.host ?? config.AUTH_HOST, resolve)
@@ -61,6 +68,7 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   const { address, port } = server.address() as AddressInfo
   return {
     url: `http://${address}:${port}`,
+    drain () { closing = true },
     async close () {
       closing = true
       clearInterval(cleanup)
@@ -100,19 +108,24 @@ if (import.meta.main) {
   })
   console.error(`auth server listening on ${authServer.url} (issuer ${config.BASE_URL})`)
   let closing = false
-  const shutdown = () => {
+  // As the portal's (server.ts): readiness false first, SHUTDOWN_DELAY_SECONDS of serving on SIGTERM, then in-flight requests finish.
+  const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
-    const force = setTimeout(() => process.exit(1), 10_000)
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_DELAY_SECONDS * 1000 + 10_000)
     force.unref()
+    authServer.drain()
+    if (signal === 'SIGTERM') await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_SECONDS * 1000))
     authServer.close().then(() => process.exit(0), (error: Error) => {
       console.error(error)
       process.exit(1)
     })
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, shutdown)
+  // Started by the portal, a signal to the whole group (Ctrl-C, systemd's stop) is the portal's to handle:
+  // it drains first and then stops this child by closing the IPC channel.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => { if (!process.connected) void shutdown(signal) })
   // Started by the portal (`npm start`): when the portal dies, even by SIGKILL, its
   // IPC channel closes, and the auth server goes with it instead of holding the port.
-  process.on('disconnect', shutdown)
+  process.on('disconnect', () => { void shutdown('disconnect') })
   process.send?.({ listening: authServer.url })
 }

@@ -50,7 +50,8 @@ declare module 'autocannon' {
     statusCodeStats: Record<string, { count: number }>
   }
 
-  function autocannon (options: Options): Promise<Result>
+  /** Thenable; `stop()` ends the run early (the result still resolves). */
+  function autocannon (options: Options): Promise<Result> & { stop: () => void }
   export default autocannon
   export type { Options, Request, Result, Histogram }
 }

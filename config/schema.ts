@@ -54,6 +54,9 @@ export const ENV_SECTIONS = {
       description: "Extra browser origins allowed by CORS (BASE_URL's origin always is).", examples: ['https://app.example.com,http://localhost:5173']
     }),
     BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104_857_600, default: 1_048_576, description: 'Largest accepted request body, in bytes.' }),
+    SHUTDOWN_DELAY_SECONDS: seconds(0, 120, 5, 'On SIGTERM, how long the portal and the auth server keep serving with /health/ready answering 503 before they stop ' +
+      'accepting: the time a load balancer (Kubernetes: the endpoints change reaching every proxy) needs to stop sending. Then in-flight requests finish. ' +
+      'Keep it under terminationGracePeriodSeconds minus 15. SIGINT (Ctrl-C) skips it.'),
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Set to true behind a reverse proxy or ingress, so client IPs come from X-Forwarded-For.' }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),

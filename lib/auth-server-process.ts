@@ -67,7 +67,9 @@ export function startAuthServerProcess ({ env, log }: {
       if (running === undefined || running.exitCode !== null) return
       await new Promise<void>((resolve) => {
         running.once('exit', () => resolve())
-        running.kill('SIGTERM')
+        // Closing the IPC channel is the stop the child obeys (it ignores group signals while connected).
+        if (running.connected) running.disconnect()
+        else running.kill('SIGTERM')
       })
     }
   }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import Fastify from 'fastify'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import { bearerTokenIn } from '../bearer.ts'
@@ -29,24 +30,21 @@ export async function answerScrape (request: IncomingMessage, response: ServerRe
   }
 }
 
-/** A listener of its own that answers only `GET /metrics` (METRICS_PORT): scrapes never touch the API's port. */
-export async function listenForScrapes (registry: Registry, options: { port: number, host: string, token: string | undefined }): Promise<{ port: number, close: () => Promise<void> }> {
-  const server: Server = createServer((request, response) => {
-    if (request.method === 'GET' && request.url?.split('?', 1)[0] === '/metrics') {
-      void answerScrape(request, response, registry, options.token)
-      return
-    }
-    response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: scrape /metrics\n')
+/**
+ * A listener of its own that answers only `GET /metrics` (METRICS_PORT): scrapes never touch the API's port.
+ * A Fastify instance, so that HOST means what it means for the main port (`localhost`: every loopback address).
+ */
+export async function listenForScrapes (registry: Registry, options: { port: number, host: string, token: string | undefined }): Promise<{ port: number, addresses: AddressInfo[], close: () => Promise<void> }> {
+  const server = Fastify({ logger: false })
+  server.get('/metrics', (request, reply) => {
+    reply.hijack()
+    void answerScrape(request.raw, reply.raw, registry, options.token)
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, resolve)
-  })
+  server.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found: scrape /metrics\n'))
+  await server.listen({ port: options.port, host: options.host })
   return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve())
-      server.closeIdleConnections()
-    })
+    port: (server.server.address() as AddressInfo).port,
+    addresses: server.addresses().filter((address): address is AddressInfo => typeof address !== 'string'),
+    close: () => server.close()
   }
 }

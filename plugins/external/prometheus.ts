@@ -34,7 +34,7 @@ export default fp(async (fastify) => {
     let listener: Awaited<ReturnType<typeof listenForScrapes>> | undefined
     fastify.addHook('onReady', async () => {
       listener = await listenForScrapes(metrics.registry, { port: METRICS_PORT, host: HOST, token: METRICS_TOKEN })
-      fastify.log.info({ port: listener.port }, 'metrics listener ready')
+      fastify.log.info({ addresses: listener.addresses }, 'metrics listener ready')
     })
     fastify.addHook('onClose', async () => { await listener?.close() })
   }

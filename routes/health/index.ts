@@ -10,7 +10,6 @@ const HealthResponse = Success({ status: Type.String() })
  * auth server child answers as this deployment's, and it is not shutting down).
  */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  let closing = false
   // A real round trip: MikroORM connects lazily, so isConnected() says little before the first query.
   const databaseAnswers = async () => {
     try {
@@ -20,7 +19,6 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       return false
     }
   }
-  fastify.addHook('preClose', async () => { closing = true })
 
   fastify.get('/live', {
     schema: { tags: ['health'], operationId: 'getLiveness', summary: 'Liveness probe', response: responses({ 200: HealthResponse }) }
@@ -29,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/ready', {
     schema: { tags: ['health'], operationId: 'getReadiness', summary: 'Readiness probe: checks the database and the auth server child', response: responses({ 200: HealthResponse }, [503]) }
   }, async (_request, reply) => {
-    if (closing) return sendError(reply, 503, { code: 'NOT_READY', message: 'Shutting down' })
+    if (fastify.drain.draining) return sendError(reply, 503, { code: 'NOT_READY', message: 'Shutting down' })
     const [database, authServer] = await Promise.all([databaseAnswers(), fastify.authServer.readinessProblem()])
     if (!database) return sendError(reply, 503, { code: 'NOT_READY', message: 'Database is not reachable' })
     if (authServer !== undefined) {

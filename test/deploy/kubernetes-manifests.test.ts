@@ -36,7 +36,17 @@ t.test('the example installation: two replicas of each process, probes, disrupti
     t.equal(deployment.spec.template.spec.securityContext.runAsNonRoot, true, `${name}: not root`)
     t.match(container?.envFrom, [{ configMapRef: { name: /^erp-portal-config-\w+$/ } }, { secretRef: { name: 'erp-portal-secrets' } }], `${name}: settings by reference (the generated ConfigMap's hashed name)`)
     t.ok(find(objects, 'ConfigMap', String(container?.envFrom?.[0]?.configMapRef?.name)), `${name}: the ConfigMap it names exists`)
-    t.notOk(JSON.stringify(container?.env ?? []).match(/SECRET|PASSWORD|TOKEN/), `${name}: no secret value inlined`)
+    const env = (container?.env ?? []) as Array<{ name: string, value?: string, valueFrom?: { secretKeyRef?: { name: string } } }>
+    t.same(env.filter((entry) => /SECRET|PASSWORD|TOKEN/.test(entry.name) && entry.valueFrom?.secretKeyRef?.name !== 'erp-portal-secrets'), [], `${name}: no secret value inlined`)
+    t.notOk(JSON.stringify(env.map((entry) => entry.value ?? '')).match(/SECRET|PASSWORD|TOKEN/), `${name}: nor one in a value`)
+    const setting = (key: string) => env.find((entry) => entry.name === key)
+    const grace = (deployment.spec.template.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30
+    t.ok(Number(setting('SHUTDOWN_DELAY_SECONDS')?.value) + 15 <= grace, `${name}: drain delay + in-flight grace fit in terminationGracePeriodSeconds (${grace})`)
+    t.equal(setting('METRICS_TOKEN')?.valueFrom?.secretKeyRef?.name, 'erp-portal-secrets', `${name}: the scrape token from the Secret`)
+    const annotations = (deployment.spec.template as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations ?? {}
+    const scrapePort = Number(annotations['prometheus.io/port'])
+    t.ok((container?.ports as Array<{ containerPort: number }>).some((port) => port.containerPort === scrapePort), `${name}: the scrape annotation names a declared port`)
+    if (component === 'portal') t.equal(Number(setting('METRICS_PORT')?.value), scrapePort, 'the portal serves /metrics on it')
 
     const budget = find(objects, 'PodDisruptionBudget', name) as { spec: { selector: { matchLabels: Record<string, string> } } } | undefined
     t.same(budget?.spec.selector.matchLabels, deployment.spec.selector.matchLabels, `${name}: the disruption budget selects its pods`)

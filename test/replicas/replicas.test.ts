@@ -127,6 +127,11 @@ t.test('100 instance actions queued through both replicas each run exactly once'
     const [row] = await (portals[0] as FastifyInstance).sql<{ stopped: number }>({ text: "SELECT count(*)::int AS stopped FROM instances WHERE id = ANY($1) AND state = 'stopped'", values: [ids] })
     return row?.stopped === 100 ? true : undefined
   }, 240_000, '100 stopped instances')
+  // A handler's last write lands before pg-boss records the job complete: wait until none is left open.
+  await waitFor(async () => {
+    const [row] = await (portals[0] as FastifyInstance).sql<{ open: number }>({ text: "SELECT count(*)::int AS open FROM pgboss.job WHERE name = 'instance-actions' AND state IN ('created', 'retry', 'active')", values: [] })
+    return row?.open === 0 ? true : undefined
+  }, 60_000, 'no instance action left open')
 
   const [jobs] = await (portals[0] as FastifyInstance).sql<{ completed: number, retried: number }>({
     text: "SELECT count(*) FILTER (WHERE state = 'completed')::int AS completed, count(*) FILTER (WHERE retry_count > 0)::int AS retried FROM pgboss.job WHERE name = 'instance-actions'",

@@ -20,9 +20,9 @@ export interface Running {
   exited: Promise<number | null>
 }
 
-/** Runs `node server.ts` the way `npm start` does, with only the given environment. */
-export function startServer (env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['server.ts'], {
+/** Runs `node server.ts` (or another long-running entry point) the way `npm start` does, with only the given environment. */
+export function startServer (env: Record<string, string>, script = 'server.ts'): Running {
+  const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     // The auth server child would contend for AUTH_PORT across parallel tests: a test that wants it says so.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', AUTH_SERVER_PROCESS: 'false', ...env },
