@@ -87,7 +87,9 @@ export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake
     async assign (em: EntityManager, actor: Actor, instanceId: number, moduleId: number): Promise<{ module: InstanceModuleView, created: boolean }> {
       requireAdmin(actor, 'install modules')
       const instance = await instanceOf(em, instanceId)
-      const module = await em.findOne(ErpModule, moduleId)
+      // The shared catalog, or a module one of this company's synced addon sources provides; another
+      // company's synced module is as unknown as a made-up id.
+      const module = await em.findOne(ErpModule, { id: moduleId, $or: [{ tenant: null }, { tenant: actor.tenantId }] })
       if (module === null) throw ModuleNotFound(undefined, { field: 'module_id' })
       const existing = await em.findOne(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'] })
       if (existing !== null) return { module: toInstanceModuleView(existing), created: false }

@@ -1,0 +1,43 @@
+/**
+ * Which catalog modules an instance may be given: the shared catalog and the modules this
+ * company's own addon sources provide. Another company's synced module answers 404
+ * MODULE_NOT_FOUND exactly like an unknown id, and nothing is recorded or queued.
+ */
+import t from 'tap'
+import { build } from '../../../support/build.ts'
+import { bearer, signup } from '../../../support/accounts.ts'
+import { recordInstance } from '../../../support/instance-rows.ts'
+
+const { app } = await build(t)
+const ours = await signup(app)
+const theirs = await signup(app)
+const instanceId = await recordInstance(app, ours.user.tenant_id)
+
+/** A module as a synced addon source of `tenantId` records it (the source itself is not needed here). */
+async function companyModule (tenantId: string, technicalName: string): Promise<number> {
+  const [row] = await app.sql<{ id: number }>({
+    text: `INSERT INTO erp_modules (technical_name, name, description, category, sequence, tenant_id)
+      VALUES ($1, $2, 'Synced from a Git repository', 'Custom', 100, $3) RETURNING id`,
+    values: [technicalName, `Module ${technicalName}`, tenantId]
+  })
+  return row!.id
+}
+
+const assign = (moduleId: number) => app.inject({
+  method: 'POST', url: `/api/instances/${instanceId}/modules`, headers: bearer(ours.token), payload: { module_id: moduleId }
+})
+const assignments = async () => (await app.sql<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM instance_modules WHERE instance_id = $1', values: [instanceId] }))[0]!.n
+
+t.test('another company\'s synced module is unknown here; our own is installable', async (t) => {
+  const foreign = await companyModule(theirs.user.tenant_id, 'their_private_addon')
+  const refused = await assign(foreign)
+  t.equal(refused.statusCode, 404, refused.body)
+  t.equal(refused.json().error.code, 'MODULE_NOT_FOUND')
+  t.equal(await assignments(), 0, 'nothing recorded')
+
+  const own = await companyModule(ours.user.tenant_id, 'our_private_addon')
+  const accepted = await assign(own)
+  t.equal(accepted.statusCode, 202, accepted.body)
+  t.match(accepted.json().module, { module_id: own, technical_name: 'our_private_addon', state: 'queued' })
+  t.equal(await assignments(), 1)
+})
