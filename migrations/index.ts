@@ -13,6 +13,7 @@ import { Migration20261125172038_erp_credentials } from './Migration202611251720
 import { Migration20261125172246_addon_sources } from './Migration20261125172246_addon_sources.ts'
 import { Migration20261125174932_backup_tokens_schedules } from './Migration20261125174932_backup_tokens_schedules.ts'
 import { Migration20261125180724_instance_modules } from './Migration20261125180724_instance_modules.ts'
+import { Migration20261125185834_module_erp_series } from './Migration20261125185834_module_erp_series.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -28,5 +29,6 @@ export const migrationsList = [
   { name: 'Migration20261125172038_erp_credentials', class: Migration20261125172038_erp_credentials },
   { name: 'Migration20261125172246_addon_sources', class: Migration20261125172246_addon_sources },
   { name: 'Migration20261125174932_backup_tokens_schedules', class: Migration20261125174932_backup_tokens_schedules },
-  { name: 'Migration20261125180724_instance_modules', class: Migration20261125180724_instance_modules }
+  { name: 'Migration20261125180724_instance_modules', class: Migration20261125180724_instance_modules },
+  { name: 'Migration20261125185834_module_erp_series', class: Migration20261125185834_module_erp_series }
 ]

@@ -34,6 +34,8 @@ export interface FoundModule {
   /** From the manifest's `name`, else the technical name. */
   name: string
   description: string
+  /** The ERP series the manifest's `version` names (`17.0.1.0.0` → `17.0`); null when it names none (`1.0`). */
+  erpSeries: string | null
 }
 
 /** The module folders (with a __manifest__.py) directly inside `root`. */
@@ -53,7 +55,20 @@ export async function findModules (root: string): Promise<FoundModule[]> {
 /** A module from its folder's name and its manifest's text; undefined for a name the ERP would not load. */
 export function manifestModule (technicalName: string, manifest: string): FoundModule | undefined {
   if (!MODULE_NAME.test(technicalName)) return undefined
-  return { technicalName, name: manifestString(manifest, 'name') ?? technicalName, description: manifestString(manifest, 'summary') ?? '' }
+  return {
+    technicalName,
+    name: manifestString(manifest, 'name') ?? technicalName,
+    description: manifestString(manifest, 'summary') ?? '',
+    erpSeries: erpSeriesOf(manifestString(manifest, 'version'))
+  }
+}
+
+/**
+ * Odoo's manifest convention: a five-part version starts with the series it is written for
+ * (`17.0.1.0.0`); a shorter one (`1.0`) names none, and the module is taken as fitting any.
+ */
+export function erpSeriesOf (version: string | undefined): string | null {
+  return /^(\d{1,3}\.\d{1,3})\.\d+\.\d+\.\d+$/.exec(version ?? '')?.[1] ?? null
 }
 
 /** A plain string value of the manifest's dict (never evaluated). */

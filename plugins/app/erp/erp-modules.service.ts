@@ -13,6 +13,7 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
 
 export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
+export const ModuleVersionMismatch = defineError('MODULE_ERP_VERSION_MISMATCH', 'The module is written for another ERP version', 409)
 
 export const ERP_MODULE_QUEUE = 'erp-module-installs'
 
@@ -91,6 +92,10 @@ export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake
       // company's synced module is as unknown as a made-up id.
       const module = await em.findOne(ErpModule, { id: moduleId, $or: [{ tenant: null }, { tenant: actor.tenantId }] })
       if (module === null) throw ModuleNotFound(undefined, { field: 'module_id' })
+      if (module.erpSeries != null && module.erpSeries !== instance.erpVersion) {
+        throw ModuleVersionMismatch(`${module.technicalName} is written for ERP ${module.erpSeries}; this instance runs ${instance.erpVersion}`,
+          { field: 'module_id', module_erp_version: module.erpSeries, instance_erp_version: instance.erpVersion })
+      }
       const existing = await em.findOne(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'] })
       if (existing !== null) return { module: toInstanceModuleView(existing), created: false }
       try {

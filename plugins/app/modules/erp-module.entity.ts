@@ -18,7 +18,9 @@ const ErpModuleSchema = defineEntity({
     category: p.string().length(60).index(),
     sequence: p.integer().default(100),
     tenant: () => p.manyToOne(Tenant).nullable().deleteRule('cascade').index(),
-    addonSource: () => p.manyToOne(AddonSource).nullable().deleteRule('cascade').index()
+    addonSource: () => p.manyToOne(AddonSource).nullable().deleteRule('cascade').index(),
+    /** The ERP series a synced module's manifest names (`17.0`); null: any (the shared catalog, unversioned addons). */
+    erpSeries: p.string().length(16).nullable()
   },
   uniques: [
     { name: 'erp_modules_technical_name_unique', properties: ['technicalName'], where: { tenant: null } },

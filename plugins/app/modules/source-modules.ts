@@ -4,6 +4,8 @@ export interface SourceModule {
   technicalName: string
   name: string
   description: string
+  /** The ERP series it is written for; null: any. */
+  erpSeries: string | null
 }
 
 export const ADDON_CATEGORY = 'Custom addons'
@@ -18,10 +20,11 @@ export async function replaceSourceModules (tx: EntityManager, tenantId: string,
     [tenantId, sourceId, JSON.stringify(modules.map((m) => m.technicalName))])
   for (const [index, m] of modules.entries()) {
     await tx.execute(`
-      INSERT INTO erp_modules (technical_name, name, description, category, sequence, tenant_id, addon_source_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?)
+      INSERT INTO erp_modules (technical_name, name, description, category, sequence, tenant_id, addon_source_id, erp_series)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (tenant_id, technical_name) WHERE tenant_id IS NOT NULL DO UPDATE
-        SET name = excluded.name, description = excluded.description, addon_source_id = excluded.addon_source_id, sequence = excluded.sequence`,
-    [m.technicalName, m.name.slice(0, 120), m.description, ADDON_CATEGORY, (index + 1) * 10, tenantId, sourceId])
+        SET name = excluded.name, description = excluded.description, addon_source_id = excluded.addon_source_id,
+          sequence = excluded.sequence, erp_series = excluded.erp_series`,
+    [m.technicalName, m.name.slice(0, 120), m.description, ADDON_CATEGORY, (index + 1) * 10, tenantId, sourceId, m.erpSeries])
   }
 }

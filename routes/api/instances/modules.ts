@@ -24,11 +24,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'installInstanceModule',
       summary: 'Install a catalog module on an instance',
       description: 'Admin only. Records the assignment in `queued` and queues its install through the ERP (202); poll GET …/modules. ' +
-        'A module already assigned answers 200 and changes nothing. 404 `MODULE_NOT_FOUND` for a module that is not in the catalog. ' +
+        'A module already assigned answers 200 and changes nothing. 404 `MODULE_NOT_FOUND` for a module that is not in the catalog (or is another company\'s). ' +
+        '409 `MODULE_ERP_VERSION_MISMATCH` for a synced module whose manifest names another ERP version than the instance runs. ' +
         'A module whose dependencies the ERP lacks ends `failed` with the ERP\'s message.',
       params: InstanceIdParams,
       body: AssignModuleBody,
-      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
+      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
     }
   }, async (request, reply) => {
     const { module, created } = await erp.modules.assign(request.em, request.actor, request.params.id, request.body.module_id)

@@ -55,7 +55,7 @@ t.test('seeding repairs edited rows by technical name, keeping their ids, and le
   t.same(await seedModuleCatalog(orm.em.fork()), { modules: MODULE_CATALOG.length, changed: 1 })
   const [stock] = await connection.execute<ModuleRow[]>("SELECT * FROM erp_modules WHERE technical_name = 'stock'")
   const expected = MODULE_CATALOG.find((m) => m.technicalName === 'stock')
-  t.same(stock, { id: before?.id, technical_name: 'stock', name: expected?.name, description: expected?.description, category: expected?.category, sequence: expected?.sequence, tenant_id: null, addon_source_id: null })
+  t.same(stock, { id: before?.id, technical_name: 'stock', name: expected?.name, description: expected?.description, category: expected?.category, sequence: expected?.sequence, tenant_id: null, addon_source_id: null, erp_series: null })
   t.equal((await allRows(orm)).length, MODULE_CATALOG.length + 1, 'the custom module is still there')
 })
 

@@ -1,7 +1,8 @@
 /**
  * Which catalog modules an instance may be given: the shared catalog and the modules this
  * company's own addon sources provide. Another company's synced module answers 404
- * MODULE_NOT_FOUND exactly like an unknown id, and nothing is recorded or queued.
+ * MODULE_NOT_FOUND exactly like an unknown id; a synced module written for another ERP version
+ * answers 409. Either way nothing is recorded or queued.
  */
 import t from 'tap'
 import { build } from '../../../support/build.ts'
@@ -14,11 +15,11 @@ const theirs = await signup(app)
 const instanceId = await recordInstance(app, ours.user.tenant_id)
 
 /** A module as a synced addon source of `tenantId` records it (the source itself is not needed here). */
-async function companyModule (tenantId: string, technicalName: string): Promise<number> {
+async function companyModule (tenantId: string, technicalName: string, erpSeries: string | null = null): Promise<number> {
   const [row] = await app.sql<{ id: number }>({
-    text: `INSERT INTO erp_modules (technical_name, name, description, category, sequence, tenant_id)
-      VALUES ($1, $2, 'Synced from a Git repository', 'Custom', 100, $3) RETURNING id`,
-    values: [technicalName, `Module ${technicalName}`, tenantId]
+    text: `INSERT INTO erp_modules (technical_name, name, description, category, sequence, tenant_id, erp_series)
+      VALUES ($1, $2, 'Synced from a Git repository', 'Custom', 100, $3, $4) RETURNING id`,
+    values: [technicalName, `Module ${technicalName}`, tenantId, erpSeries]
   })
   return row!.id
 }
@@ -40,4 +41,19 @@ t.test('another company\'s synced module is unknown here; our own is installable
   t.equal(accepted.statusCode, 202, accepted.body)
   t.match(accepted.json().module, { module_id: own, technical_name: 'our_private_addon', state: 'queued' })
   t.equal(await assignments(), 1)
+})
+
+t.test('a synced module written for another ERP version: 409 naming both versions, nothing recorded', async (t) => {
+  const [instance] = await app.sql<{ erp_version: string }>({ text: 'SELECT erp_version FROM instances WHERE id = $1', values: [instanceId] })
+  const running = instance!.erp_version
+  const other = running === '16.0' ? '17.0' : '16.0'
+  const before = await assignments()
+  const mismatched = await companyModule(ours.user.tenant_id, 'other_series_addon', other)
+  const refused = await assign(mismatched)
+  t.equal(refused.statusCode, 409, refused.body)
+  t.match(refused.json().error, { code: 'MODULE_ERP_VERSION_MISMATCH', details: { module_erp_version: other, instance_erp_version: running } })
+  t.equal(await assignments(), before, 'nothing recorded')
+
+  const matching = await companyModule(ours.user.tenant_id, 'same_series_addon', running)
+  t.equal((await assign(matching)).statusCode, 202, 'a module for the instance\'s version is accepted')
 })

@@ -13,7 +13,7 @@ async function syncedModules (app: FastifyInstance, token: string, tenantId: str
   const created = await app.inject({ method: 'POST', url: '/api/addon-sources', headers: bearer(token), payload: { repository_url: `https://localhost/${repo}.git`, branch: 'main' } })
   const sourceId = created.json().addon_source.id as number
   await app.orm.em.fork().transactional(async (tx) => {
-    await replaceSourceModules(tx, tenantId, sourceId, modules.map((m) => ({ technicalName: m, name: `${m} app`, description: `${m} does things` })))
+    await replaceSourceModules(tx, tenantId, sourceId, modules.map((m) => ({ technicalName: m, name: `${m} app`, description: `${m} does things`, erpSeries: null })))
   })
   return sourceId
 }
