@@ -31,7 +31,9 @@ export async function tagStubbornImages (): Promise<void> {
   const docker = dockerClient()
   const container = await docker.createContainer({ Image: await testImage(), Labels: { 'erp.test-image.stubborn': '1' } })
   try {
-    const script = "trap '' TERM; echo 'erp-test-stubborn: ignoring SIGTERM'; httpd -f -p 8069 -h /www & while :; do sleep 1; done"
+    // The ERP's one-off first start (`odoo … --stop-after-init`) ends at once, as the stand-in image's does; the server ignores SIGTERM.
+    const script = "case \" $0 $* \" in *' --stop-after-init '*) echo 'erp-test-stubborn: database initialised'; exit 0;; esac; " +
+      "trap '' TERM; echo 'erp-test-stubborn: ignoring SIGTERM'; httpd -f -p 8069 -h /www & while :; do sleep 1; done"
     const entrypoint = JSON.stringify(['/bin/sh', '-c', script])
     await new Promise<void>((resolve, reject) => {
       execFile('docker', ['commit', '--change', `ENTRYPOINT ${entrypoint}`, container.id, 'erp-test-stubborn:17.0'], (error) => error === null ? resolve() : reject(error))

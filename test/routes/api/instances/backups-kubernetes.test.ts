@@ -26,8 +26,12 @@ async function kubeApp (t: Test) {
   const subdomain = uniqueSubdomain('kb')
   const created = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'kubernetes' } })
   const { id } = created.json().instance
+  const namespace = `erp-${admin.subdomain}`
+  // The ERP's first start is a one-off Job; here it ends when the test says so, like the backup Jobs.
+  await waitFor(async () => kube.get('Job', namespace, `erp-${subdomain}-init`), { timeoutMs: 20_000, intervalMs: 50 })
+  kube.completeJob(namespace, `erp-${subdomain}-init`)
   await waitForState(app, admin.token, id, ['running'])
-  return { kube, app, admin, id, subdomain, namespace: `erp-${admin.subdomain}` }
+  return { kube, app, admin, id, subdomain, namespace }
 }
 
 t.test('a backup runs as a Job in the tenant namespace; its completion fills the record; the archive stays in the cluster', async (t) => {

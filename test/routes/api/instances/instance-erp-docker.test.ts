@@ -93,7 +93,11 @@ docker.test('users of a running instance, an invitation into it, module installs
     return users.find((u) => u.login === member.email)
   }, 30_000, 'the member\'s ERP user')
   t.equal(promoted.role, 'admin')
-  const activity = await app.sql<{ type: string, actor_kind: string }>({ text: "SELECT type, actor_kind FROM activities WHERE type LIKE 'instance_user.%' ORDER BY created_at", values: [] })
+  // The job writes its activity after the ERP has the user: wait for the record, not just the user.
+  const activity = await waitFor(async () => {
+    const rows = await app.sql<{ type: string, actor_kind: string }>({ text: "SELECT type, actor_kind FROM activities WHERE type LIKE 'instance_user.%' ORDER BY created_at", values: [] })
+    return rows.length >= 3 ? rows : undefined
+  }, 30_000, 'the third instance_user activity')
   t.same(activity.map((a) => [a.type, a.actor_kind]), [['instance_user.created', 'system'], ['instance_user.invited', 'user'], ['instance_user.created', 'system']])
 
   // Modules: one the ERP lacks a dependency of fails with its message; one from the tenant's addons is found by update_list and installed.
