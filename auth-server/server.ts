@@ -57,8 +57,14 @@ export async function startAuthServer (options: StartOptions): Promise<AuthServe
   const metrics = createAuthMetrics(provider)
   const handler = withMetricsRoute(metrics, config.METRICS_TOKEN, withHealthRoutes(pool, provider.callback(), () => closing))
   const server = createServer((request, response) => {
-    // Draining: each kept-alive socket is closed right after its current response.
-    if (closing) response.setHeader('connection', 'close')
+    // Draining: each kept-alive socket is closed right after its current response. Decided when
+    // the head is written, not when the request arrived: a request already under way when the
+    // drain began gets it too.
+    const writeHead = response.writeHead
+    response.writeHead = function (this: typeof response, ...args: Parameters<typeof writeHead>) {
+      if (closing && !this.headersSent) this.setHeader('connection', 'close')
+      return writeHead.apply(this, args)
+    } as typeof writeHead
     handler(request, response)
   })
   await new Promise<void>((resolve, reject) => {
