@@ -10,35 +10,14 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { once } from 'node:events'
-import { MikroORM } from '@mikro-orm/postgresql'
-import { buildApp } from '../app.ts'
-import { loadConfig } from '../config/env.ts'
-import { createOrmConfig } from '../mikro-orm.config.ts'
 import { recordInstance } from '../test/support/instance-rows.ts'
+import { startBenchApp } from './bench-app.ts'
 import { serveUntilStopped } from './child-process.ts'
 
-const databaseUrl = process.env.BENCH_CHILD_DATABASE_URL
-if (databaseUrl === undefined) throw new Error('BENCH_CHILD_DATABASE_URL is not set')
-const poolMax = Number(process.env.BENCH_POOL_MAX ?? 10)
 const megabytes = Number(process.env.BENCH_BACKUP_MB ?? 256)
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-backups-'))
-const config = loadConfig({
-  DATABASE_URL: databaseUrl,
-  JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256-000000',
-  ERP_CREDENTIALS_KEY: 'YmVuY2gtZXJwLWNyZWRlbnRpYWxzLWtleS0zMi1ieXRlcyE',
-  BASE_URL: 'http://127.0.0.1',
-  LOG_LEVEL: 'silent',
-  SEED_DEMO: 'false',
-  DB_POOL_MAX: poolMax,
-  JOB_WORKERS: false,
-  BACKUP_DIR: dir
-})
-const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax }))
-const app = await buildApp({ config, orm })
-await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-if (address === null || typeof address === 'string') throw new Error('no TCP address')
+const { app, port, close } = await startBenchApp({ JOB_WORKERS: false, BACKUP_DIR: dir })
 
 const suffix = Math.random().toString(36).slice(2, 10)
 const signup = await app.inject({ method: 'POST', url: '/api/signup', payload: { company: `Backups ${suffix}`, subdomain: `bk-${suffix}`, name: 'Bench', email: `bk-${suffix}@example.com`, password: 'correct horse battery staple' } })
@@ -56,15 +35,14 @@ out.end()
 await once(out, 'finish')
 await app.sql({ text: 'UPDATE backups SET archive_key = $2 WHERE id = $1', values: [backupId, key] })
 
-serveUntilStopped({ port: address.port }, async () => {
-  await app.close()
-  await orm.close()
+serveUntilStopped({ port }, async () => {
+  await close()
   rmSync(dir, { recursive: true, force: true })
 }, {
   archive: async () => ({ file, bytes: megabytes * 2 ** 20 }),
   /** A fresh download URL (a token is good for 5 minutes). */
   downloadUrl: async () => {
     const answer = await app.inject({ method: 'POST', url: `/api/instances/${instanceId}/backups/${backupId}/download-token`, headers: { authorization: `Bearer ${token}` } })
-    return (answer.json() as { download_url: string }).download_url.replace('http://127.0.0.1', `http://127.0.0.1:${address.port}`)
+    return (answer.json() as { download_url: string }).download_url.replace('http://127.0.0.1', `http://127.0.0.1:${port}`)
   }
 })

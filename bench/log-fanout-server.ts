@@ -10,37 +10,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MikroORM } from '@mikro-orm/postgresql'
-import { buildApp } from '../app.ts'
-import { loadConfig } from '../config/env.ts'
-import { createOrmConfig } from '../mikro-orm.config.ts'
 import { startFakeKubeApiServer } from '../test/support/kube/fake-api-server.ts'
+import { startBenchApp } from './bench-app.ts'
 import { serveUntilStopped } from './child-process.ts'
 
-const databaseUrl = process.env.BENCH_CHILD_DATABASE_URL
-if (databaseUrl === undefined) throw new Error('BENCH_CHILD_DATABASE_URL is not set')
-const poolMax = Number(process.env.BENCH_POOL_MAX ?? 10)
-
-const kube = await startFakeKubeApiServer({ readyDelayMs: 0 })
+// jobRunMs: the ERP's first-start Job ends by itself, as a real one-off does.
+const kube = await startFakeKubeApiServer({ readyDelayMs: 0, jobRunMs: 0 })
 const dir = mkdtempSync(join(tmpdir(), 'bench-kubeconfig-'))
 writeFileSync(join(dir, 'config'), kube.kubeconfigText)
-const config = loadConfig({
-  DATABASE_URL: databaseUrl,
-  JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256-000000',
-  ERP_CREDENTIALS_KEY: 'YmVuY2gtZXJwLWNyZWRlbnRpYWxzLWtleS0zMi1ieXRlcyE',
-  BASE_URL: 'http://127.0.0.1',
-  LOG_LEVEL: 'silent',
-  SEED_DEMO: 'false',
-  DB_POOL_MAX: poolMax,
-  INSTANCE_BACKENDS: 'kubernetes',
-  KUBECONFIG: join(dir, 'config'),
-  RECONCILE_SECONDS: 3600
-})
-const orm = await MikroORM.init(createOrmConfig({ databaseUrl, poolMax }))
-const app = await buildApp({ config, orm })
-await app.listen({ port: 0, host: '127.0.0.1' })
-const address = app.server.address()
-if (address === null || typeof address === 'string') throw new Error('no TCP address')
+const { app, port, close } = await startBenchApp({ INSTANCE_BACKENDS: 'kubernetes', KUBECONFIG: join(dir, 'config'), RECONCILE_SECONDS: 3600 })
 
 // One company and one running instance, through the real routes.
 const suffix = Math.random().toString(36).slice(2, 10)
@@ -59,16 +37,15 @@ for (let i = 0; ; i++) {
 const namespace = `erp-fan-${suffix}`
 void user
 
-serveUntilStopped({ port: address.port }, async () => {
-  await app.close()
-  await orm.close()
+serveUntilStopped({ port }, async () => {
+  await close()
   await kube.close()
   rmSync(dir, { recursive: true, force: true })
 }, {
   /** A fresh stream URL (a token is good for 60 s). */
   streamUrl: async () => {
     const answer = (await app.inject({ method: 'GET', url: `/api/instances/${id}/logs/stream-token`, headers: auth })).json() as { stream_url: string }
-    return answer.stream_url.replace('http://127.0.0.1', `http://127.0.0.1:${address.port}`)
+    return answer.stream_url.replace('http://127.0.0.1', `http://127.0.0.1:${port}`)
   },
   stats: async () => ({ ...app.logs.streamStats(), follows: kube.podLogFollowers() }),
   /** Writes `rate` lines a second for `seconds`, in 10 ms batches; answers how many. */
