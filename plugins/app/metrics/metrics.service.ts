@@ -3,8 +3,8 @@ import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
-import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryBucketRow, type HistorySeries } from './metrics.queries.ts'
-import { toHistorySeries, toMetricsView, type MetricsView, type UsageNumbers } from './metrics.view.ts'
+import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow } from './metrics.queries.ts'
+import { toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
@@ -21,15 +21,6 @@ export interface HistoryQuery {
   from?: string
   to?: string
   step?: string
-}
-
-export interface HistoryView {
-  instance_id: number
-  from: string
-  to: string
-  step: string
-  step_seconds: number
-  series: HistorySeries
 }
 
 const num = (value: number | string | null): number | null => value === null ? null : Number(value)
@@ -96,19 +87,19 @@ export function createMetricsService (deps: MetricsServiceDeps) {
     },
 
     /** The series of [from, to) averaged and maxed per step, in one statement. */
-    async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryView> {
+    async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryAnswer> {
       const range = resolveRange(query, new Date())
-      const { rows } = await read<HistoryBucketRow>(METRICS_HISTORY, [
+      const { rows: [columns] } = await read<HistoryColumnsRow>(METRICS_HISTORY, [
         id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours
       ])
-      if (rows.length === 0) throw InstanceNotFound()
+      if (columns === undefined) throw InstanceNotFound()
       return {
         instance_id: id,
         from: range.from.toISOString(),
         to: range.to.toISOString(),
         step: range.step,
         step_seconds: range.stepSeconds,
-        series: toHistorySeries(rows)
+        columns
       }
     }
   }

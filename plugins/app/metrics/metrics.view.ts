@@ -1,5 +1,5 @@
 /** What GET /metrics, get_instance_metrics and the history answer. Units: cpu cores, memory and storage MB. */
-import type { HistoryBucketRow, HistorySeries } from './metrics.queries.ts'
+import { HISTORY_COLUMNS, type HistoryColumnsRow } from './metrics.queries.ts'
 
 export interface UsageNumbers {
   cpuCores: number
@@ -60,24 +60,46 @@ export function toMetricsView (input: {
   }
 }
 
-/** The buckets as columns, oldest first: starts as ISO 8601, cores to 3 decimals, MB to 1. */
-export function toHistorySeries (rows: HistoryBucketRow[]): HistorySeries {
-  const series: HistorySeries = {
-    time: [], samples: [], cpu_avg: [], cpu_max: [], memory_avg: [], memory_max: [],
-    database_avg: [], database_max: [], volume_avg: [], volume_max: []
-  }
-  for (const row of rows) {
-    if (row.epoch === null) continue // the one row of an empty series
-    series.time.push(new Date(Number(row.epoch) * 1000).toISOString())
-    series.samples.push(row.samples ?? 0)
-    series.cpu_avg.push(round(row.cpu_avg ?? 0, 3))
-    series.cpu_max.push(round(row.cpu_max ?? 0, 3))
-    series.memory_avg.push(round(row.memory_avg ?? 0, 1))
-    series.memory_max.push(round(row.memory_max ?? 0, 1))
-    series.database_avg.push(roundOrNull(row.database_avg, 1))
-    series.database_max.push(roundOrNull(row.database_max, 1))
-    series.volume_avg.push(roundOrNull(row.volume_avg, 1))
-    series.volume_max.push(roundOrNull(row.volume_max, 1))
-  }
-  return series
+const DAY_SECONDS = 86_400
+const two = (n: number): string => n < 10 ? `0${n}` : String(n)
+
+/**
+ * Whole-second epochs (ascending) as ISO 8601 in UTC, as `Date#toISOString` writes them. The date
+ * part is formatted once per day: a week of hourly buckets costs 7 date conversions, not 168.
+ */
+export function isoTimes (epochs: string[]): string[] {
+  let day = Number.NaN
+  let datePart = ''
+  return epochs.map((text) => {
+    const epoch = Number(text)
+    const today = Math.floor(epoch / DAY_SECONDS)
+    if (today !== day) {
+      day = today
+      datePart = new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 11)
+    }
+    const second = epoch - day * DAY_SECONDS
+    return `${datePart}${two(Math.floor(second / 3600))}:${two(Math.floor(second / 60) % 60)}:${two(second % 60)}.000Z`
+  })
+}
+
+/** The history of one instance: the range asked and the series' columns as the statement rendered them. */
+export interface HistoryAnswer {
+  instance_id: number
+  from: string
+  to: string
+  step: string
+  step_seconds: number
+  columns: HistoryColumnsRow
+}
+
+/**
+ * The 200 answer of the history route as JSON text, written from the statement's pre-rendered
+ * columns: bucket starts as ISO 8601, the numbers as the database rounded them.
+ */
+export function historyResponseJson (answer: HistoryAnswer): string {
+  const { columns } = answer
+  const time = columns.epochs === null ? '' : `"${isoTimes(columns.epochs.split(',')).join('","')}"`
+  const series = HISTORY_COLUMNS.map((name) => `,"${name}":[${columns[name] ?? ''}]`).join('')
+  return `{"success":true,"instance_id":${answer.instance_id},"from":"${answer.from}","to":"${answer.to}",` +
+    `"step":${JSON.stringify(answer.step)},"step_seconds":${answer.step_seconds},"series":{"time":[${time}]${series}}}`
 }
