@@ -82,7 +82,7 @@ export function isoTimes (epochs: string[]): string[] {
   })
 }
 
-/** The history of one instance: the range asked and the series' columns as the statement rendered them. */
+/** The history of one instance: the range asked and its columns as the statement rendered them (METRICS_HISTORY). */
 export interface HistoryAnswer {
   instance_id: number
   from: string
@@ -93,7 +93,7 @@ export interface HistoryAnswer {
 }
 
 /**
- * The 200 answer of the history route as JSON text, written from the statement's pre-rendered
+ * The 200 answer of the history route as JSON text, written from the statement's rendered
  * columns: bucket starts as ISO 8601, the numbers as the database rounded them.
  */
 export function historyResponseJson (answer: HistoryAnswer): string {
