@@ -60,6 +60,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       subpath: source.subpath ?? null,
       address,
       ...(credential === undefined ? {} : { credential }),
+      hostKey: source.sshHostKey ?? null,
       taken: await modulesOfOtherSources(em, source),
       maxBytes: deps.limits.maxBytes,
       maxFiles: deps.limits.maxFiles,
@@ -78,6 +79,7 @@ export function createSyncJob (deps: SyncJobDeps) {
         const names = outcome.modules.map((m) => m.technicalName)
         await replaceSourceModules(tx, tenantId, done.id, outcome.modules)
         const note = outcome.skipped.length === 0 ? null : `Not linked, already provided by another source or folder: ${outcome.skipped.join(', ')}`
+        if (done.sshHostKey == null && outcome.hostKey !== null && url(done).protocol === 'ssh:') done.sshHostKey = outcome.hostKey
         Object.assign(done, { state: 'synced', lastCommit: outcome.commit, lastSyncedAt: new Date(), modules: names, error: note?.slice(0, 1000) ?? null })
         return { type: 'addon_source.synced', title: `Addon source ${done.name} synced at ${outcome.commit.slice(0, 12)}: ${names.length} module(s)` }
       })
@@ -101,6 +103,8 @@ async function modulesOfOtherSources (em: EntityManager, source: AddonSource): P
       WHERE m.tenant_id = ? AND s.tenant_id = ? AND m.addon_source_id <> ?`, [source.tenant.id, source.tenant.id, source.id])
   return Object.fromEntries(rows.map((row) => [row.technical_name, row.source_name]))
 }
+
+const url = (source: AddonSource) => new URL(source.repositoryUrl)
 
 function describe (error: unknown, timeoutMs: number): string {
   const message = error instanceof Error ? error.message : String(error)
