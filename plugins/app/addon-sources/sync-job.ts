@@ -17,7 +17,8 @@ import { replaceSourceModules } from '../modules/source-modules.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
 import type { AddonSyncJobData } from './addon-sources.service.ts'
-import type { AddonStorage, SyncOutcome } from './addon-storage.ts'
+import { ModuleConflict, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
+import { SourceTooLarge } from './git-fetch.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 
@@ -85,7 +86,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       })
     } catch (error) {
       const message = describe(error, deps.limits.timeoutMs)
-      const last = job.retryCount >= job.retryLimit
+      const last = job.retryCount >= job.retryLimit || deterministic(error, message)
       log.warn({ err: error, sourceId, attempt: job.retryCount + 1, last }, 'Addon source sync attempt failed')
       if (!last) throw error
       await finish(tenantId, sourceId, async (done) => {
@@ -105,6 +106,19 @@ async function modulesOfOtherSources (em: EntityManager, source: AddonSource): P
 }
 
 const url = (source: AddonSource) => new URL(source.repositoryUrl)
+
+/**
+ * Failures another attempt would only repeat: the repository's content or the source's settings,
+ * not the network (the Kubernetes Job reports them as text, hence the messages).
+ */
+const FINAL = /does not exist in the repository|refused the deploy key|is not the one pinned|is already provided by the addon source|has more than \d+ files|larger than the \d+-byte limit|needs a deploy key/
+
+function deterministic (error: unknown, message: string): boolean {
+  if (error instanceof ModuleConflict || error instanceof SourceTooLarge) return true
+  // The guard refused the host's address; a name that does not resolve (ADDON_SOURCE_INVALID) may resolve later.
+  if ((error as { code?: string }).code === 'ADDON_SOURCE_ADDRESS_REFUSED') return true
+  return FINAL.test(message)
+}
 
 function describe (error: unknown, timeoutMs: number): string {
   const message = error instanceof Error ? error.message : String(error)

@@ -72,11 +72,12 @@ t.test('register an ssh source with a deploy key, sync it, pin the host key, ref
     'addon_source.sync_failed', 'addon_source.updated', 'addon_source.sync_requested', 'addon_source.synced', 'addon_source.updated'])
 })
 
-t.test('a deploy key the server refuses fails the sync clearly; a host key is refused where it cannot apply', async (t) => {
+t.test('a deploy key the server refuses fails the sync clearly, at once; a host key is refused where it cannot apply', async (t) => {
   const sshd = await startSshServer(t)
   const addonsRoot = mkdtempSync(join(tmpdir(), 'erp-ssh-addons-'))
   t.teardown(() => rmSync(addonsRoot, { recursive: true, force: true }))
-  const { app } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker', ADDONS_ROOT: addonsRoot, ADDON_SOURCE_ALLOWED_HOSTS: '127.0.0.1', ADDON_SOURCE_SYNC_RETRIES: 0 })
+  // Retries allowed: a refused key is final anyway, another attempt would only repeat it.
+  const { app } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker', ADDONS_ROOT: addonsRoot, ADDON_SOURCE_ALLOWED_HOSTS: '127.0.0.1', ADDON_SOURCE_SYNC_RETRIES: 3 })
   const admin = await signup(app)
   const call = api(app, admin.token)
   const stranger = await keyPair(addonsRoot, 'stranger')
@@ -88,6 +89,8 @@ t.test('a deploy key the server refuses fails the sync clearly; a host key is re
   const failed = await waitForSync(call, created.json.addon_source.id)
   t.match(failed, { state: 'failed', last_commit: null, modules: [], error: /^the server 127\.0\.0\.1 refused the deploy key \(.*Permission denied \(publickey\)/ })
   t.notOk(existsSync(join(addonsRoot, admin.subdomain, 'addons', 'locked_mod')))
+  const jobs = await app.orm.em.fork().execute<Array<{ state: string, retry_count: number }>>(`SELECT state, retry_count FROM pgboss.job WHERE name = 'addon-source-sync'`)
+  t.same(jobs, [{ state: 'completed', retry_count: 0 }], 'one attempt, ended: no retry was scheduled')
 
   const https = await call('POST', '/api/addon-sources', { repository_url: 'https://127.0.0.1/x.git', branch: 'main', ssh_host_key: sshd.hostKey })
   t.match(https, { status: 400, json: { error: { code: 'ADDON_SOURCE_INVALID', details: { field: 'ssh_host_key' } } } })
