@@ -15,6 +15,7 @@
 set -euo pipefail
 umask 022
 name=build-git-sync-image
+kind=erp-git-sync-test-image
 source "$(dirname "$0")/rootfs-image.sh"
 
 force=0

@@ -1,9 +1,11 @@
 # Sourced by the build-*-image.sh scripts that make an image from a rootfs of host binaries: no
-# registry, no base image, no Dockerfile. The caller sets `name` (for messages and the lock) first.
+# registry, no base image, no Dockerfile. The caller sets `name` (its messages' prefix) and `kind`
+# (the image's kind: the lock, the work folder and the Comment that records the content) first.
 #   rootfs_begin          locks, makes $work and $rootfs (bin, usr/bin, etc, tmp, root), copies the
 #                         static busybox ($BUSYBOX, default /bin/busybox) to /bin/busybox
 #   busybox_applets A..   /bin/A -> busybox for each applet
-#   copy_with_libraries F copies F to the same path in the rootfs with the libraries ldd lists
+#   copy_with_libraries F [DIR]  copies F to the same path in the rootfs (or into DIR there) with
+#                         the libraries ldd lists
 #   import_rootfs TAG FORCE CHANGE...  docker import when TAG's Comment does not record this content
 #                         already; sets $rootfs_imported to 1 when it imported
 log() { echo "$name: $*" >&2; }
@@ -15,10 +17,12 @@ rootfs_begin() {
   # A dynamically linked busybox (Debian's `busybox` package) would not run in an empty rootfs.
   [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 || die "$busybox must be a static busybox (Debian: apt-get install busybox-static)"
   if command -v flock >/dev/null 2>&1; then
-    exec 9>"${TMPDIR:-/tmp}/$name.$(id -u).lock"
+    # Two test processes may build at once (tap runs files in parallel): one builds, the other
+    # then finds the image up to date.
+    exec 9>"${TMPDIR:-/tmp}/$kind.$(id -u).lock"
     flock 9
   fi
-  work="$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/$kind.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
   rootfs="$work/rootfs"
   mkdir -p "$rootfs"/{bin,usr/bin,etc,tmp,root}
@@ -32,8 +36,9 @@ busybox_applets() {
 }
 
 copy_with_libraries() {
-  mkdir -p "$rootfs$(dirname "$1")"
-  cp -L "$1" "$rootfs$1"
+  local into="${2:-$(dirname "$1")}"
+  mkdir -p "$rootfs$into"
+  cp -L "$1" "$rootfs$into/"
   # ldd lines: "libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x...)" and the loader "/lib64/ld-linux-x86-64.so.2 (0x...)"
   ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | while read -r library; do
     mkdir -p "$rootfs$(dirname "$library")"
@@ -46,7 +51,7 @@ import_rootfs() {
   shift 2
   tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$rootfs" -cf "$tarball" .
   hash="$( { sha256sum <"$tarball"; printf '%s\n' "$@"; } | sha256sum | cut -c1-64)"
-  comment="$name content-sha256=$hash"
+  comment="$kind content-sha256=$hash"
   rootfs_imported=0
   if [ "$force" = 0 ] && [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "$comment" ]; then
     log "$tag is up to date (content sha256 ${hash:0:12})"
