@@ -65,3 +65,10 @@ double_image_started=$(date +%s%N)
 ERP_DOUBLE_IMAGE="$(bash test/support/docker/build-erp-double-image.sh)" || docker_fail "building the ERP double image failed"
 export ERP_DOUBLE_IMAGE
 echo "--- ERP double image $ERP_DOUBLE_IMAGE ($(ms_since "$double_image_started") ms)"
+
+# The Kubernetes addon sync script's stand-in for alpine/git (ADDON_SYNC_IMAGE): Debian's git and ssh
+# client with their libraries and the static busybox, in a docker-imported rootfs (no registry needed).
+sync_image_started=$(date +%s%N)
+ADDON_SYNC_TEST_IMAGE="$(bash test/support/docker/build-git-sync-image.sh)" || docker_fail "building the git sync test image failed (needs git and openssh-client)"
+export ADDON_SYNC_TEST_IMAGE
+echo "--- git sync test image $ADDON_SYNC_TEST_IMAGE ($(ms_since "$sync_image_started") ms)"

@@ -233,7 +233,7 @@ export const ENV_SECTIONS = {
     ADDON_SOURCE_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1_099_511_627_776, default: 524_288_000, description: 'Largest repository a sync fetches and checks out, in bytes (the fetched pack, and the files checked out); a larger one fails the sync.' }),
     ADDON_SOURCE_MAX_FILES: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 50_000, description: 'Most files a synced checkout may hold; more fails the sync before anything is written.' }),
     ADDON_SOURCE_SYNC_TIMEOUT_SECONDS: seconds(5, 3600, 300, 'Longest a sync may take (fetch and checkout); a slower one fails.'),
-    ADDON_SOURCE_SYNC_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 2, description: 'Retries of a failed sync job before the source is recorded as failed.' }),
+    ADDON_SOURCE_SYNC_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 2, description: 'Retries of a sync that failed for a reason that may pass (a timeout, an unreachable server) before the source is recorded as failed; a missing branch, a refused key or a cap fails at once.' }),
     ADDON_SYNC_IMAGE: Type.String({
       minLength: 1, default: 'alpine/git:2.47.2',
       description: 'Kubernetes backend: image of the Job that syncs an addon source into the tenant\'s addons claim. It needs git, a POSIX shell and coreutils or busybox (base64, du, mv -T, od).',

@@ -20,6 +20,10 @@ export const AddonSource = Type.Object({
   error: Nullable(Type.String({ description: 'Why the last sync failed, or which modules it could not link' })),
   modules: Type.Array(Type.String(), { description: 'Technical names of the modules the last sync found (folders with a __manifest__.py); each is in the catalog as installable' }),
   credential: Type.Union([Type.Enum(CREDENTIAL_KINDS), Type.Null()], { description: 'Which credential is stored (`token` or `deploy_key`); the credential itself is never returned' }),
+  ssh_host_key: Nullable(Type.String({
+    description: 'An ssh:// source\'s server key (`<type> <base64>`), pinned by its first sync (or given at registration); every later sync requires it. null: none pinned yet',
+    examples: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl']
+  })),
   created_at: Stamp,
   updated_at: Stamp
 }, { description: 'A Git repository of ERP addon modules, synced into the company\'s addons storage' })
@@ -30,7 +34,8 @@ const fields = {
   branch: Type.String({ minLength: 1, maxLength: 200, description: 'The branch to sync (a plain branch name: no "..", no leading "-")' }),
   subpath: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { description: 'Folder inside the repository holding the modules (relative, no ".."); omit or null for the root' }),
   token: Type.String({ minLength: 1, maxLength: 1000, description: 'Access token of a private https repository; stored encrypted, never returned' }),
-  deploy_key: Type.String({ minLength: 1, maxLength: 16_384, description: 'OpenSSH private deploy key (no passphrase) of an ssh:// repository; stored encrypted, never returned' })
+  deploy_key: Type.String({ minLength: 1, maxLength: 16_384, description: 'OpenSSH private deploy key (no passphrase) of an ssh:// repository; stored encrypted, never returned' }),
+  ssh_host_key: Type.String({ minLength: 1, maxLength: 2000, description: 'The ssh:// server\'s public key to require, as a known_hosts or ssh-keyscan line (`ssh-ed25519 AAAA…`); omitted: the first sync pins the key the server shows' })
 }
 
 export const CreateAddonSourceBody = Type.Object({
@@ -39,7 +44,8 @@ export const CreateAddonSourceBody = Type.Object({
   name: Type.Optional(fields.name),
   subpath: Type.Optional(fields.subpath),
   token: Type.Optional(fields.token),
-  deploy_key: Type.Optional(fields.deploy_key)
+  deploy_key: Type.Optional(fields.deploy_key),
+  ssh_host_key: Type.Optional(fields.ssh_host_key)
 }, { additionalProperties: false })
 
 export const UpdateAddonSourceBody = Type.Object({
@@ -48,7 +54,8 @@ export const UpdateAddonSourceBody = Type.Object({
   name: Type.Optional(fields.name),
   subpath: Type.Optional(fields.subpath),
   token: Type.Optional(fields.token),
-  deploy_key: Type.Optional(fields.deploy_key)
+  deploy_key: Type.Optional(fields.deploy_key),
+  ssh_host_key: Type.Optional(Type.Union([fields.ssh_host_key, Type.Null()], { description: 'A new server key to require; null forgets the pinned one (the next sync pins the key the server shows). A new host in repository_url forgets it too' }))
 }, { additionalProperties: false, minProperties: 1 })
 
 export const AddonSourceResponse = Success({ addon_source: AddonSource })

@@ -34,6 +34,30 @@ export interface GitServer {
   requests: string[]
 }
 
+/** A bare repository at `bare`, and its `commit` (through a working copy at `work`). */
+export async function bareRepo (bare: string, work: string): Promise<TestRepo['commit']> {
+  await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare])
+  await mkdir(work, { recursive: true })
+  await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: { ...process.env, ...GIT_ENV } })
+  return async (files, branch = 'main') => {
+    const git = async (...args: string[]) => (await run('git', ['-C', work, ...args], { env: { ...process.env, ...GIT_ENV } })).stdout.trim()
+    await git('checkout', '--quiet', '-B', branch)
+    for (const [path, content] of Object.entries(files)) {
+      const file = join(work, path)
+      if (content === null) {
+        await rm(file, { recursive: true, force: true })
+      } else {
+        await mkdir(dirname(file), { recursive: true })
+        await writeFile(file, content)
+      }
+    }
+    await git('add', '-A')
+    await git('commit', '--quiet', '--allow-empty', '-m', `change ${Date.now()}`)
+    await git('push', '--quiet', '--force', bare, `${branch}:${branch}`)
+    return await git('rev-parse', 'HEAD')
+  }
+}
+
 /** `listenHost` '::1' serves over IPv6 loopback only. */
 export async function startGitServer (t: Teardown, options: { listenHost?: string } = {}): Promise<GitServer> {
   const root = await tempDir(t)
@@ -44,32 +68,9 @@ export async function startGitServer (t: Teardown, options: { listenHost?: strin
     https: undefined as unknown as TestHttpsServer,
     requests: [],
     repo: async (name, options = {}) => {
-      const bare = join(projects, `${name}.git`)
-      await run('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare])
       if (options.token !== undefined) tokens.set(`/${name}.git`, options.token)
-      const work = join(root, 'work', name)
-      await mkdir(work, { recursive: true })
-      await run('git', ['init', '--quiet', '--initial-branch=main', work], { env: { ...process.env, ...GIT_ENV } })
-      return {
-        url: `${server.https.origin}/${name}.git`,
-        commit: async (files, branch = 'main') => {
-          const git = async (...args: string[]) => (await run('git', ['-C', work, ...args], { env: { ...process.env, ...GIT_ENV } })).stdout.trim()
-          await git('checkout', '--quiet', '-B', branch)
-          for (const [path, content] of Object.entries(files)) {
-            const file = join(work, path)
-            if (content === null) {
-              await rm(file, { recursive: true, force: true })
-            } else {
-              await mkdir(dirname(file), { recursive: true })
-              await writeFile(file, content)
-            }
-          }
-          await git('add', '-A')
-          await git('commit', '--quiet', '--allow-empty', '-m', `change ${Date.now()}`)
-          await git('push', '--quiet', '--force', bare, `${branch}:${branch}`)
-          return await git('rev-parse', 'HEAD')
-        }
-      }
+      const commit = await bareRepo(join(projects, `${name}.git`), join(root, 'work', name))
+      return { url: `${server.https.origin}/${name}.git`, commit }
     }
   }
   server.https = await startHttpsServer(t, { ...options, handler: (req, res) => { void serve(req, res) } })

@@ -16,6 +16,8 @@ export interface SourceFields {
   token?: string
   /** An OpenSSH private key for an ssh repository. */
   deploy_key?: string
+  /** The ssh server's public key to require (`<type> <base64>`); null forgets the pinned one. */
+  ssh_host_key?: string | null
 }
 
 const invalid = (field: string, message: string) => AddonSourceInvalid(message, { field })
@@ -74,6 +76,21 @@ export function checkCredential (fields: SourceFields): { kind: CredentialKind, 
     return { kind: 'deploy_key', secret: fields.deploy_key }
   }
   return null
+}
+
+const HOST_KEY = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com) ([A-Za-z0-9+/]{40,1900}={0,2})$/
+
+/**
+ * An ssh server's public key as known_hosts and `ssh-keyscan` write it: `<type> <base64>`, a
+ * leading host field and a trailing comment being dropped. Only for ssh:// repositories.
+ */
+export function checkHostKey (raw: string | null | undefined, url: URL): string | null | undefined {
+  if (raw == null) return raw
+  if (url.protocol !== 'ssh:') throw invalid('ssh_host_key', 'A host key is for ssh:// repositories only')
+  const words = raw.trim().split(/\s+/)
+  const key = [0, 1].map((start) => words.slice(start, start + 2).join(' ')).find((pair) => HOST_KEY.test(pair))
+  if (key === undefined) throw invalid('ssh_host_key', 'The host key must be an OpenSSH public key line: `ssh-ed25519 AAAA…` (as in known_hosts or from ssh-keyscan)')
+  return key
 }
 
 /** The repository's last path segment without `.git`: a default name. */

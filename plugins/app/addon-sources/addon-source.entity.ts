@@ -30,6 +30,8 @@ const AddonSourceSchema = defineEntity({
     /** Technical names of the modules the last sync found. */
     modules: p.json<string[]>().default('[]'),
     credentialKind: p.enum(CREDENTIAL_KINDS).nullable(),
+    /** An ssh source's server key (`<type> <base64>`): pinned by the first sync (or given), required by every later one. */
+    sshHostKey: p.string().length(2000).nullable(),
     /** AES-256-GCM, bound to the row id (credential-seal.ts). */
     sealedCredential: p.text().nullable().lazy(),
     createdAt: createdAt(),

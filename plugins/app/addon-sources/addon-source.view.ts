@@ -13,6 +13,8 @@ export interface AddonSourceView {
   modules: string[]
   /** Which kind of credential is stored; the credential itself is never returned. */
   credential: CredentialKind | null
+  /** The ssh server's pinned public key; null until the first sync of an ssh source. */
+  ssh_host_key: string | null
   created_at: string
   updated_at: string
 }
@@ -30,6 +32,7 @@ export function toAddonSourceView (source: AddonSource): AddonSourceView {
     error: source.error ?? null,
     modules: [...source.modules],
     credential: source.credentialKind ?? null,
+    ssh_host_key: source.sshHostKey ?? null,
     created_at: source.createdAt.toISOString(),
     updated_at: source.updatedAt.toISOString()
   }

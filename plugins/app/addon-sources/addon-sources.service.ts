@@ -7,7 +7,7 @@ import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
-import { checkBranch, checkCredential, checkRepositoryUrl, checkSubpath, defaultName, type SourceFields } from './addon-source-input.ts'
+import { checkBranch, checkCredential, checkHostKey, checkRepositoryUrl, checkSubpath, defaultName, type SourceFields } from './addon-source-input.ts'
 import { toAddonSourceView, type AddonSourceView } from './addon-source.view.ts'
 import { AddonSourceBusy, AddonSourceExists, AddonSourceInvalid, AddonSourceNotFound, AddonSyncUnavailable } from './addon-sources.errors.ts'
 import type { CredentialSealer } from './credential-seal.ts'
@@ -76,6 +76,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       const url = checkRepositoryUrl(fields.repository_url, credential?.kind ?? null)
       const branch = checkBranch(fields.branch)
       const subpath = checkSubpath(fields.subpath)
+      const sshHostKey = checkHostKey(fields.ssh_host_key, url) ?? null
       const name = fields.name?.trim() || defaultName(url)
       await sourceAddress(url, policy)
       const source = await saved(async () => await em.transactional(async (tx) => {
@@ -87,7 +88,8 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
           subpath,
           state: 'pending',
           modules: [],
-          credentialKind: credential?.kind ?? null
+          credentialKind: credential?.kind ?? null,
+          sshHostKey
         })
         await tx.flush()
         if (credential !== null) created.sealedCredential = sealer.seal(credential.secret, created.id)
@@ -111,7 +113,10 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
         const subpath = fields.subpath === undefined ? source.subpath ?? null : checkSubpath(fields.subpath)
         if (fields.name !== undefined && fields.name.trim() === '') throw AddonSourceInvalid('The name must not be blank', { field: 'name' })
         const moved = url.href !== source.repositoryUrl || branch !== source.branch || subpath !== (source.subpath ?? null)
-        Object.assign(source, { repositoryUrl: url.href, branch, subpath, name: fields.name?.trim() ?? source.name })
+        // Another server (or none over ssh) does not keep the old one's pinned key.
+        const otherServer = url.protocol !== 'ssh:' || url.host !== new URL(source.repositoryUrl).host
+        const sshHostKey = fields.ssh_host_key === undefined ? (otherServer ? null : source.sshHostKey ?? null) : checkHostKey(fields.ssh_host_key, url)
+        Object.assign(source, { repositoryUrl: url.href, branch, subpath, sshHostKey, name: fields.name?.trim() ?? source.name })
         if (credential !== null) Object.assign(source, { credentialKind: credential.kind, sealedCredential: sealer.seal(credential.secret, source.id) })
         if (moved || source.state === 'syncing') Object.assign(source, { state: 'pending', error: null })
         record(tx, actor, source, 'addon_source.updated', `Addon source ${source.name} changed${moved ? ': sync it to fetch the new code' : ''}`)

@@ -20,6 +20,8 @@ export interface SyncRequest {
   subpath: string | null
   address: LookupAddress
   credential?: Credential
+  /** ssh: the server key pinned for the source; null: the first sync pins the one it sees. */
+  hostKey?: string | null
   maxBytes: number
   maxFiles: number
   signal: AbortSignal
@@ -43,6 +45,8 @@ export interface SyncOutcome {
   modules: FoundModule[]
   /** Modules the tenant already has from elsewhere (another source, or a folder of its own). */
   skipped: string[]
+  /** ssh: the server key the fetch trusted, to be pinned. */
+  hostKey: string | null
 }
 
 export interface AddonStorage {
@@ -57,7 +61,7 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
       const gitDir = await mkdtemp(join(tmpdir(), 'addon-source-git-'))
       try {
         const { maxBytes, maxFiles, signal } = request
-        const commit = await fetchBranch({ ...request, gitDir, limits: { maxBytes, maxFiles, signal } })
+        const { commit, hostKey } = await fetchBranch({ ...request, gitDir, limits: { maxBytes, maxFiles, signal } })
         const addonsDir = addonsDirOf(request.tenantSubdomain)
         const stage = await stagingFolder(addonsDir, request.sourceId, commit)
         try {
@@ -65,7 +69,7 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
           const found = await findModules(request.subpath === null ? stage : join(stage, request.subpath))
           checkConflicts(found.map((m) => m.technicalName), request.taken)
           const { linked, skipped } = await switchTo(addonsDir, request.sourceId, stage, request.subpath, found.map((m) => m.technicalName))
-          return { commit, modules: found.filter((m) => linked.includes(m.technicalName)), skipped }
+          return { commit, modules: found.filter((m) => linked.includes(m.technicalName)), skipped, hostKey }
         } catch (error) {
           await discard(stage)
           throw error
@@ -94,7 +98,8 @@ export function combinedStorage (storages: AddonStorage[]): AddonStorage {
     async sync (request) {
       const outcome = await first.sync(request)
       for (const storage of rest) {
-        const other = await storage.sync(request)
+        // The key the first one pinned binds the others: both fetch from the same server.
+        const other = await storage.sync({ ...request, hostKey: request.hostKey ?? outcome.hostKey })
         if (other.commit !== outcome.commit) throw new Error(`the branch moved during the sync (${outcome.commit.slice(0, 12)}, then ${other.commit.slice(0, 12)}): sync again`)
       }
       return outcome

@@ -5,7 +5,7 @@
  * checked-out tree is written there (addon-checkout.ts).
  */
 import type { LookupAddress } from 'node:dns'
-import { chmod, readdir, stat, writeFile } from 'node:fs/promises'
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { GitError, runGit } from './git-run.ts'
 
@@ -23,6 +23,8 @@ export interface FetchRequest {
   /** The checked address git must connect to (never a second resolution). */
   address: LookupAddress
   credential?: Credential
+  /** ssh: the server key to require (`<type> <base64>`); none: the key the server shows is accepted and answered. */
+  hostKey?: string | null
   /** An empty folder for the git directory (and the deploy key file). */
   gitDir: string
   limits: FetchLimits
@@ -53,8 +55,12 @@ async function connection (request: FetchRequest): Promise<{ url: string, config
   await chmod(keyFile, 0o600)
   const pinned = new URL(url.href)
   pinned.hostname = ip
+  const knownHosts = join(request.gitDir, 'known_hosts')
+  if (request.hostKey != null) await writeFile(knownHosts, `${url.hostname} ${request.hostKey}\n`)
+  // -F /dev/null: no configuration file of this host (no ProxyCommand, no other identity) applies.
   const ssh = ['ssh', '-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `HostKeyAlias=${url.hostname}`,
-    '-o', 'StrictHostKeyChecking=accept-new', '-o', `UserKnownHostsFile=${join(request.gitDir, 'known_hosts')}`, '-F', '/dev/null']
+    '-o', `StrictHostKeyChecking=${request.hostKey == null ? 'accept-new' : 'yes'}`, '-o', `UserKnownHostsFile=${knownHosts}`,
+    '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'UpdateHostKeys=no', '-F', '/dev/null']
   return { url: pinned.href, config: [], env: { GIT_SSH_COMMAND: ssh.join(' ') } }
 }
 
@@ -68,8 +74,30 @@ async function packBytes (gitDir: string): Promise<number> {
 
 export class SourceTooLarge extends GitError {}
 
-/** Fetches the branch's head commit (depth 1) into `gitDir`; answers its id. */
-export async function fetchBranch (request: FetchRequest): Promise<string> {
+/** What ssh's refusals mean for a source: the deploy key refused, or a server key other than the pinned one. */
+export function explainGitFailure (message: string, host: string): string {
+  if (/Host key verification failed/.test(message)) {
+    return `the ssh host key of ${host} is not the one pinned for this source: if the server's key really changed, set the source's ssh_host_key to the new key (or to null to pin it again) and sync again`
+  }
+  if (/Permission denied \(/.test(message)) return `the server ${host} refused the deploy key (${message})`
+  return message
+}
+
+/** The key ssh accepted on first contact (`<type> <base64>`), from its known_hosts file. */
+async function acceptedHostKey (gitDir: string): Promise<string | null> {
+  const text = await readFile(join(gitDir, 'known_hosts'), 'utf8').catch(() => '')
+  const [, type, key] = text.split('\n')[0]?.trim().split(/\s+/) ?? []
+  return type === undefined || key === undefined ? null : `${type} ${key}`
+}
+
+export interface Fetched {
+  commit: string
+  /** ssh: the server's key the fetch trusted (the pinned one, or the one first seen). */
+  hostKey: string | null
+}
+
+/** Fetches the branch's head commit (depth 1) into `gitDir`; answers its id (and, over ssh, the server's key). */
+export async function fetchBranch (request: FetchRequest): Promise<Fetched> {
   const { gitDir, limits } = request
   const git = (args: string[], env: NodeJS.ProcessEnv = {}, watch?: () => Promise<void>) => runGit({ args: [...SAFE, '--git-dir', gitDir, ...args], env, signal: limits.signal, watch })
   await runGit({ args: ['init', '--quiet', '--bare', gitDir], env: {}, signal: limits.signal })
@@ -85,11 +113,12 @@ export async function fetchBranch (request: FetchRequest): Promise<string> {
     }
   }).catch((error: Error) => {
     if (error instanceof GitError && /couldn't find remote ref|not our ref/i.test(error.message)) throw new GitError(`the branch ${request.branch} does not exist in the repository`)
+    if (error instanceof GitError && !(error instanceof SourceTooLarge)) throw new GitError(explainGitFailure(error.message, request.url.hostname))
     throw error
   })
   const commit = (await git(['rev-parse', '--verify', '--end-of-options', 'refs/source/head^{commit}'])).trim()
   await checkTreeSize(git, commit, limits)
-  return commit
+  return { commit, hostKey: request.url.protocol === 'ssh:' ? await acceptedHostKey(gitDir) : null }
 }
 
 /** Counts the tree's files and bytes before anything is checked out: a clone bomb is refused here. */

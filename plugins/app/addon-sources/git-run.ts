@@ -28,6 +28,9 @@ export function gitEnvironment (extra: NodeJS.ProcessEnv, from: NodeJS.ProcessEn
   return { ...passed, ...extra, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' }
 }
 
+/** The lines of git's (and ssh's) stderr a failure is told by. */
+const REPORTED = /^(fatal|error):|Permission denied \(|Host key verification failed/
+
 /**
  * Runs the git CLI without a shell and answers its stdout, with the curated
  * environment above plus what the caller adds (GIT_SSL_CAINFO reaches git).
@@ -62,7 +65,7 @@ export async function runGit ({ args, env, signal, watch }: GitRun): Promise<str
       signal.removeEventListener('abort', onAbort)
       if (stopped !== undefined) return reject(stopped)
       if (code === 0) return resolve(Buffer.concat(out).toString('utf8'))
-      const text = Buffer.concat(err).toString('utf8').trim().split('\n').filter((line) => line.startsWith('fatal:') || line.startsWith('error:')).join('; ')
+      const text = Buffer.concat(err).toString('utf8').trim().split('\n').filter((line) => REPORTED.test(line)).join('; ')
       reject(new GitError(text === '' ? `git ${args.find((a) => !a.startsWith('-')) ?? ''} failed (exit ${code})` : text))
     })
   })

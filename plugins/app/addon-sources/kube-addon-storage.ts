@@ -10,6 +10,7 @@ import type { JobSpec, KubeJobs } from '../../../provisioning/kubernetes/jobs.ts
 import { addonsClaimOf, LABEL, MANAGED_BY, namespaceOf } from '../../../provisioning/kubernetes/names.ts'
 import { manifestModule, type FoundModule } from './addon-checkout.ts'
 import type { AddonStorage, SyncOutcome, SyncRequest } from './addon-storage.ts'
+import { explainGitFailure } from './git-fetch.ts'
 import { GitError } from './git-run.ts'
 import { SYNC_SCRIPT } from './kube-sync-script.ts'
 
@@ -63,7 +64,8 @@ function outcomeOf (report: Record<string, unknown>): SyncOutcome {
     if (found !== undefined) modules.push(found)
   }
   const skipped = (Array.isArray(report.skipped) ? report.skipped as unknown[] : []).filter((s): s is string => typeof s === 'string')
-  return { commit, modules: modules.sort((a, b) => a.technicalName.localeCompare(b.technicalName)), skipped }
+  const hostKey = typeof report.host_key === 'string' && report.host_key !== '' ? report.host_key : null
+  return { commit, modules: modules.sort((a, b) => a.technicalName.localeCompare(b.technicalName)), skipped, hostKey }
 }
 
 export function createKubeAddonStorage (options: KubeAddonStorageOptions): AddonStorage {
@@ -86,7 +88,7 @@ export function createKubeAddonStorage (options: KubeAddonStorageOptions): Addon
     }
   }
 
-  async function run (tenantSubdomain: string, sourceId: number, env: Record<string, string>, secret: Record<string, string> | undefined): Promise<Record<string, unknown>> {
+  async function run (tenantSubdomain: string, sourceId: number, env: Record<string, string>, secret: Record<string, string> | undefined, host = ''): Promise<Record<string, unknown>> {
     const jobs = options.jobs()
     const spec = jobSpec(tenantSubdomain, sourceId, env, secret !== undefined)
     const { namespace, name } = spec
@@ -100,7 +102,7 @@ export function createKubeAddonStorage (options: KubeAddonStorageOptions): Addon
       }
       const ended = await jobs.wait(namespace, name, { timeoutMs: options.timeoutMs + 5000, ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }) })
       const report = reportOf(await jobs.logs(namespace, name, { tailLines: 20 }).catch(() => ''))
-      if (typeof report?.error === 'string') throw new GitError(report.error)
+      if (typeof report?.error === 'string') throw new GitError(explainGitFailure(report.error, host))
       if (ended.state === 'timeout') throw new GitError('timed out')
       if (ended.state === 'missing') throw new GitError('the sync Job was deleted before it finished')
       if (ended.state === 'failed') throw new GitError(ended.reason === 'DeadlineExceeded' ? 'timed out' : `the sync Job failed: ${ended.message || ended.reason}`)
@@ -122,12 +124,13 @@ export function createKubeAddonStorage (options: KubeAddonStorageOptions): Addon
       const report = await run(request.tenantSubdomain, request.sourceId, {
         MODE: 'sync',
         ...pinnedConnection(request.url, request.address),
+        ...(request.url.protocol === 'ssh:' ? { SSH_HOST_KEY: request.hostKey ?? '' } : {}),
         BRANCH: request.branch,
         SUBPATH: request.subpath ?? '',
         MAX_BYTES: String(request.maxBytes),
         MAX_FILES: String(request.maxFiles),
         TAKEN: taken
-      }, secret)
+      }, secret, request.url.hostname)
       return outcomeOf(report)
     },
 

@@ -5,11 +5,11 @@
  * name), caps on fetched bytes and on the tree's files and bytes, a checkout into a hidden
  * `.source-<id>-<commit>-<nonce>` folder of the mounted claim, one rename of the `.source-<id>`
  * link, one link per module. It reports through its log: the last line is
- * `ADDON-SYNC {"commit":…,"modules":[{"name":…,"manifest":<base64>}],"skipped":[…]}`
+ * `ADDON-SYNC {"commit":…,"modules":[{"name":…,"manifest":<base64>}],"skipped":[…],"host_key":…}`
  * or `ADDON-SYNC {"error":…}`; the portal reads the manifests itself (never evaluated).
  *
  * Inputs (environment): ADDONS (the claim's mount), SOURCE_ID, MODE (sync|remove), FETCH_URL,
- * BRANCH, SUBPATH, PIN_RESOLVE (https) or SSH_HOST_ALIAS (ssh), MAX_BYTES, MAX_FILES, TAKEN
+ * BRANCH, SUBPATH, PIN_RESOLVE (https) or SSH_HOST_ALIAS and SSH_HOST_KEY (ssh; the pinned key, empty: pin the first seen), MAX_BYTES, MAX_FILES, TAKEN
  * (` module=source ` pairs other sources provide); from the Job's Secret: GIT_TOKEN or DEPLOY_KEY.
  */
 // `%{` stands for the shell's `${` (which a template literal would read as its own).
@@ -49,7 +49,9 @@ fi
 unset GIT_TOKEN
 if [ -n "%{DEPLOY_KEY:-}" ]; then
   (umask 077; printf '%s\n' "$DEPLOY_KEY" > "$W/key")
-  export GIT_SSH_COMMAND="ssh -i $W/key -o IdentitiesOnly=yes -o BatchMode=yes -o HostKeyAlias=$SSH_HOST_ALIAS -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=$W/known_hosts -F /dev/null"
+  check=accept-new
+  if [ -n "%{SSH_HOST_KEY:-}" ]; then printf '%s %s\n' "$SSH_HOST_ALIAS" "$SSH_HOST_KEY" > "$W/known_hosts"; check=yes; fi
+  export GIT_SSH_COMMAND="ssh -i $W/key -o IdentitiesOnly=yes -o BatchMode=yes -o HostKeyAlias=$SSH_HOST_ALIAS -o StrictHostKeyChecking=$check -o UserKnownHostsFile=$W/known_hosts -o GlobalKnownHostsFile=/dev/null -o UpdateHostKeys=no -F /dev/null"
 fi
 unset DEPLOY_KEY
 git init -q --bare "$G" || fail 'git init failed'
@@ -65,8 +67,10 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 if ! wait "$pid"; then
   if grep -qiE "couldn't find remote ref|not our ref" "$W/err"; then fail "the branch $BRANCH does not exist in the repository"; fi
-  fail "$(grep -E '^(fatal|error):' "$W/err" | head -3 | tr '\n' ' ')"
+  fail "$(grep -E '^(fatal|error):|Permission denied \(|Host key verification failed' "$W/err" | head -3 | tr '\n' ' ')"
 fi
+host_key=""
+[ -f "$W/known_hosts" ] && host_key=$(head -n 1 "$W/known_hosts" | cut -d ' ' -f 2,3)
 commit=$(git --git-dir "$G" rev-parse --verify --end-of-options 'refs/source/head^{commit}') || fail 'no commit fetched'
 sizes=$(git --git-dir "$G" ls-tree -r -l --end-of-options "$commit" | awk '{ n++; if ($4 ~ /^[0-9]+$/) b += $4 } END { printf "%d %.0f", n, b }')
 files=%{sizes% *}; bytes=%{sizes#* }
@@ -103,5 +107,5 @@ for n in $found; do
   modules="$modules,{\"name\":\"$n\",\"manifest\":\"$(head -c 8192 "$root/$n/__manifest__.py" | base64 | tr -d '\n')\"}"
 done
 remove_stale "$linked" "$stage"
-say "{\"commit\":\"$commit\",\"modules\":[%{modules#,}],\"skipped\":[%{skipped#,}]}"
+say "{\"commit\":\"$commit\",\"modules\":[%{modules#,}],\"skipped\":[%{skipped#,}],\"host_key\":\"$host_key\"}"
 `.replaceAll('%{', '${')

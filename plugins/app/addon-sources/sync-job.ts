@@ -17,7 +17,8 @@ import { replaceSourceModules } from '../modules/source-modules.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
 import type { AddonSyncJobData } from './addon-sources.service.ts'
-import type { AddonStorage, SyncOutcome } from './addon-storage.ts'
+import { ModuleConflict, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
+import { SourceTooLarge } from './git-fetch.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 
@@ -60,6 +61,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       subpath: source.subpath ?? null,
       address,
       ...(credential === undefined ? {} : { credential }),
+      hostKey: source.sshHostKey ?? null,
       taken: await modulesOfOtherSources(em, source),
       maxBytes: deps.limits.maxBytes,
       maxFiles: deps.limits.maxFiles,
@@ -78,12 +80,13 @@ export function createSyncJob (deps: SyncJobDeps) {
         const names = outcome.modules.map((m) => m.technicalName)
         await replaceSourceModules(tx, tenantId, done.id, outcome.modules)
         const note = outcome.skipped.length === 0 ? null : `Not linked, already provided by another source or folder: ${outcome.skipped.join(', ')}`
+        if (done.sshHostKey == null && outcome.hostKey !== null && url(done).protocol === 'ssh:') done.sshHostKey = outcome.hostKey
         Object.assign(done, { state: 'synced', lastCommit: outcome.commit, lastSyncedAt: new Date(), modules: names, error: note?.slice(0, 1000) ?? null })
         return { type: 'addon_source.synced', title: `Addon source ${done.name} synced at ${outcome.commit.slice(0, 12)}: ${names.length} module(s)` }
       })
     } catch (error) {
       const message = describe(error, deps.limits.timeoutMs)
-      const last = job.retryCount >= job.retryLimit
+      const last = job.retryCount >= job.retryLimit || deterministic(error, message)
       log.warn({ err: error, sourceId, attempt: job.retryCount + 1, last }, 'Addon source sync attempt failed')
       if (!last) throw error
       await finish(tenantId, sourceId, async (done) => {
@@ -100,6 +103,21 @@ async function modulesOfOtherSources (em: EntityManager, source: AddonSource): P
     `SELECT m.technical_name, s.name AS source_name FROM erp_modules m JOIN addon_sources s ON s.id = m.addon_source_id
       WHERE m.tenant_id = ? AND s.tenant_id = ? AND m.addon_source_id <> ?`, [source.tenant.id, source.tenant.id, source.id])
   return Object.fromEntries(rows.map((row) => [row.technical_name, row.source_name]))
+}
+
+const url = (source: AddonSource) => new URL(source.repositoryUrl)
+
+/**
+ * Failures another attempt would only repeat: the repository's content or the source's settings,
+ * not the network (the Kubernetes Job reports them as text, hence the messages).
+ */
+const FINAL = /does not exist in the repository|refused the deploy key|is not the one pinned|is already provided by the addon source|has more than \d+ files|larger than the \d+-byte limit|needs a deploy key/
+
+function deterministic (error: unknown, message: string): boolean {
+  if (error instanceof ModuleConflict || error instanceof SourceTooLarge) return true
+  // The guard refused the host's address; a name that does not resolve (ADDON_SOURCE_INVALID) may resolve later.
+  if ((error as { code?: string }).code === 'ADDON_SOURCE_ADDRESS_REFUSED') return true
+  return FINAL.test(message)
 }
 
 function describe (error: unknown, timeoutMs: number): string {

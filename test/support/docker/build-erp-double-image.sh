@@ -18,6 +18,9 @@
 # makes a database whose only login is admin/admin.
 set -euo pipefail
 umask 022
+name=build-erp-double-image
+kind=erp-double-image
+source "$(dirname "$0")/rootfs-image.sh"
 
 force=0
 tag=""
@@ -25,39 +28,18 @@ for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "build-erp-double-image: unknown option $arg" >&2; exit 2 ;;
+    -*) die "unknown option $arg" ;;
     *) tag="$arg" ;;
   esac
 done
 tag="${tag:-${ERP_DOUBLE_IMAGE:-erp-double-image:17.0}}"
 here="$(cd "$(dirname "$0")/../erp-double" && pwd)"
 python="${PYTHON:-/usr/bin/python3.11}"
-busybox="${BUSYBOX:-/bin/busybox}"
-log() { echo "build-erp-double-image: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-command -v docker >/dev/null 2>&1 || die "no docker command (Debian: apt-get install docker.io)"
 [ -x "$python" ] || die "$python not found (Debian: apt-get install python3.11-minimal, or set PYTHON)"
-[ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 || die "$busybox must be a static busybox (Debian: apt-get install busybox-static)"
 
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"${TMPDIR:-/tmp}/erp-double-image.$(id -u).lock"
-  flock 9
-fi
-work="$(mktemp -d "${TMPDIR:-/tmp}/erp-double-image.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
-rootfs="$work/rootfs"
-mkdir -p "$rootfs"/{bin,usr/bin,etc/odoo,tmp,root,var/lib/odoo,mnt/extra-addons,opt/erp-double}
-chmod 1777 "$rootfs/tmp"
-cp "$busybox" "$rootfs/bin/busybox"
-for applet in sh ls cat wget sleep echo env id true; do ln -s busybox "$rootfs/bin/$applet"; done
-copy_with_libraries() {
-  mkdir -p "$rootfs$(dirname "$1")"
-  cp -L "$1" "$rootfs$1"
-  ldd "$1" 2>/dev/null | grep -o '/[^ ]*' | while read -r library; do
-    mkdir -p "$rootfs$(dirname "$library")"
-    cp -L "$library" "$rootfs$library"
-  done || true
-}
+rootfs_begin
+mkdir -p "$rootfs"/{etc/odoo,var/lib/odoo,mnt/extra-addons,opt/erp-double}
+busybox_applets sh ls cat wget sleep echo env id true
 copy_with_libraries "$python"
 ln -s "$(basename "$python")" "$rootfs/usr/bin/python3"
 modules="$("$python" -S "$here/list_modules.py" 2>/dev/null)" || die "list_modules.py failed under $python"
@@ -85,23 +67,12 @@ esac
 ENTRYPOINT
 chmod 0755 "$rootfs/entrypoint.sh"
 
-changes=('ENV PATH=/usr/bin:/bin' 'ENV ODOO_RC=/etc/odoo/odoo.conf' 'ENV PYTHONDONTWRITEBYTECODE=1' 'ENV PYTHONUNBUFFERED=1'
-  'ENTRYPOINT ["/entrypoint.sh"]' 'CMD ["odoo"]' 'EXPOSE 8069' 'WORKDIR /')
-tarball="$work/rootfs.tar"
-tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$rootfs" -cf "$tarball" .
-hash="$( { sha256sum <"$tarball"; printf '%s\n' "${changes[@]}"; } | sha256sum | cut -c1-64)"
-comment="erp-double-image content-sha256=$hash"
-if [ "$force" = 0 ] && [ "$(docker image inspect --format '{{.Comment}}' "$tag" 2>/dev/null || true)" = "$comment" ]; then
-  log "$tag is up to date (content sha256 ${hash:0:12})"
-  echo "$tag"
-  exit 0
+import_rootfs "$tag" "$force" 'ENV PATH=/usr/bin:/bin' 'ENV ODOO_RC=/etc/odoo/odoo.conf' 'ENV PYTHONDONTWRITEBYTECODE=1' 'ENV PYTHONUNBUFFERED=1' \
+  'ENTRYPOINT ["/entrypoint.sh"]' 'CMD ["odoo"]' 'EXPOSE 8069' 'WORKDIR /'
+if [ "$rootfs_imported" = 1 ]; then
+  # Checked once: a database initialised by `-i base --stop-after-init` is kept in /var/lib/odoo.
+  check="$(docker run --rm "$tag" sh -c 'python3 -S /opt/erp-double/odoo_double.py -d probe -i base --without-demo=all --stop-after-init 2>/dev/null && ls /var/lib/odoo/erp-double')" \
+    || die "the double does not run in $tag"
+  [ "$check" = "probe.json" ] || die "$tag: initialising a database left '$check' in /var/lib/odoo/erp-double"
 fi
-change_args=()
-for change in "${changes[@]}"; do change_args+=(--change "$change"); done
-docker import --message "$comment" "${change_args[@]}" - "$tag" <"$tarball" >/dev/null || die "docker import failed"
-# Checked once: a database initialised by `-i base --stop-after-init` is kept in /var/lib/odoo.
-check="$(docker run --rm "$tag" sh -c 'python3 -S /opt/erp-double/odoo_double.py -d probe -i base --without-demo=all --stop-after-init 2>/dev/null && ls /var/lib/odoo/erp-double')" \
-  || die "the double does not run in $tag"
-[ "$check" = "probe.json" ] || die "$tag: initialising a database left '$check' in /var/lib/odoo/erp-double"
-log "imported $tag ($(( $(stat -c %s "$tarball") / 1024 )) KiB), content sha256 ${hash:0:12}"
 echo "$tag"

@@ -20,7 +20,7 @@ t.test('git connects to the address the guard checked, IPv6 as well as IPv4, wha
   const repo = await git.repo('six')
   const commit = await repo.commit({ 'a/__manifest__.py': '{}' })
   const url = new URL(repo.url)
-  t.equal(await fetchBranch({ url, branch: 'main', address: { address: '::1', family: 6 }, gitDir: await gitDir(t), limits: limits() }), commit, 'pinned to [::1]')
+  t.match(await fetchBranch({ url, branch: 'main', address: { address: '::1', family: 6 }, gitDir: await gitDir(t), limits: limits() }), { commit, hostKey: null }, 'pinned to [::1]')
   // `localhost` resolves to 127.0.0.1 here, where nothing listens: only the pinned address can have answered above.
   await t.rejects(fetchBranch({ url, branch: 'main', address: { address: '127.0.0.1', family: 4 }, gitDir: await gitDir(t), limits: limits() }), /Failed to connect|Connection refused|Could not connect/i,
     'pinned to 127.0.0.1, where nothing listens: git does not resolve the name again')

@@ -103,3 +103,29 @@ t.test('deleting a source removes its files with a Job on the claim; a Job witho
   t.match(removal?.spec, { ttlSecondsAfterFinished: 3600, template: { spec: { volumes: [{ persistentVolumeClaim: { claimName: `addons-${admin.subdomain}` } }] } } }, 'a Job on the claim removes the files; the cluster deletes it after')
   t.match(Object.fromEntries(removal?.spec.template.spec.containers[0].env.map((e: { name: string, value: string }) => [e.name, e.value])), { MODE: 'remove', SOURCE_ID: String(source.id) })
 })
+
+t.test('an ssh source: the deploy key only in the Secret, the host key the Job reports pinned and required by the next Job', async (t) => {
+  const { kube, namespace, call } = await kubeApp(t)
+  const deployKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n'
+  const hostKey = `ssh-ed25519 ${'A'.repeat(68)}`
+  const source = (await call('POST', '/api/addon-sources', { repository_url: 'ssh://git@localhost:2222/acme/addons.git', branch: 'main', deploy_key: deployKey })).json.addon_source
+  const envOf = (job: Record<string, any>) => Object.fromEntries(job.spec.template.spec.containers[0].env.map((e: { name: string, value: string }) => [e.name, e.value]))
+
+  await call('POST', `/api/addon-sources/${source.id}/sync`)
+  const first = await runningJob(kube, namespace)
+  t.match(envOf(first.job), { SSH_HOST_ALIAS: 'localhost', SSH_HOST_KEY: '', FETCH_URL: /^ssh:\/\/git@(127\.0\.0\.1|\[::1\]):2222\/acme\/addons\.git$/ }, 'ssh to the checked address, no key pinned yet')
+  t.notOk(JSON.stringify(first.job).includes('b3BlbnNzaC1rZXktdjEA'), 'the deploy key is nowhere in the Job')
+  const secret = await waitFor(async () => kube.get('Secret', namespace, first.name), { timeoutMs: 5000, intervalMs: 20 })
+  t.equal(Buffer.from(String(secret?.data?.DEPLOY_KEY), 'base64').toString('utf8'), deployKey)
+  kube.setPodLogs(namespace, first.name, `ADDON-SYNC ${JSON.stringify({ commit: COMMIT, modules: [], skipped: [], host_key: hostKey })}\n`)
+  kube.completeJob(namespace, first.name)
+  t.match(await waitForSync(call, source.id), { state: 'synced', ssh_host_key: hostKey }, 'the key the Job accepted is pinned')
+  await waitFor(async () => kube.get('Job', namespace, first.name) === undefined, { timeoutMs: 5000, intervalMs: 20 })
+
+  await call('POST', `/api/addon-sources/${source.id}/sync`)
+  const second = await runningJob(kube, namespace)
+  t.match(envOf(second.job), { SSH_HOST_KEY: hostKey }, 'the next Job requires the pinned key')
+  kube.setPodLogs(namespace, second.name, 'ADDON-SYNC {"error":"Host key verification failed. fatal: Could not read from remote repository. "}\n')
+  kube.failJob(namespace, second.name, { exitCode: 1 })
+  t.match(await waitForSync(call, source.id), { state: 'failed', ssh_host_key: hostKey, error: /^the ssh host key of localhost is not the one pinned for this source/ })
+})
