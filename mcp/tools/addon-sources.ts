@@ -17,14 +17,17 @@ export const addonSourceTools = [
     name: 'add_addon_source',
     title: 'Register a Git addon source',
     description: 'Admin only. Registers a Git repository of ERP addon modules in state `pending`; it fetches and installs nothing (call sync_addon_source next). ' +
-      'The URL must be https:// whose host resolves to public addresses (ADDON_SOURCE_ADDRESS_REFUSED otherwise); branch and subpath must be plain ' +
-      '(no "..", no leading "-", not absolute: ADDON_SOURCE_INVALID). A private repository takes a `token`.',
+      'The URL must be https:// (or ssh:// with a `deploy_key`) whose host resolves to public addresses (ADDON_SOURCE_ADDRESS_REFUSED otherwise); ' +
+      'branch and subpath must be plain (no "..", no leading "-", not absolute: ADDON_SOURCE_INVALID). A private https repository takes a `token`; ' +
+      'an ssh:// one a `deploy_key`, and the server\'s key is pinned at the first sync unless `ssh_host_key` names it.',
     input: Type.Object({
       repository_url: Type.String({ minLength: 1, maxLength: 500, description: 'https:// URL of the Git repository, e.g. https://github.com/acme/odoo-addons.git' }),
       branch: Type.String({ minLength: 1, maxLength: 200, description: 'The branch to sync, e.g. 17.0 or main' }),
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'A name unique within the company; default: the repository\'s name' })),
       subpath: Type.Optional(Type.String({ maxLength: 500, description: 'Folder inside the repository that holds the modules; omit for its root' })),
-      token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Access token of a private https repository; stored encrypted and never shown again' }))
+      token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Access token of a private https repository; stored encrypted and never shown again' })),
+      deploy_key: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384, description: 'OpenSSH private deploy key (no passphrase) of an ssh:// repository; stored encrypted and never shown again' })),
+      ssh_host_key: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'The ssh:// server\'s public key to require, as a known_hosts or ssh-keyscan line; omit it to pin the key the server shows at the first sync' }))
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, em, actor }, input) => ({ addon_source: await app.addonSources.create(em, actor, input) })

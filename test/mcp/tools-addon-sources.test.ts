@@ -57,3 +57,15 @@ t.test('an agent registers a source, syncs it and finds its modules in the catal
   assertToolError(t, await useTool(app, token, 'add_addon_source', { repository_url: 'https://169.254.169.254/x.git', branch: 'main' }), 'ADDON_SOURCE_ADDRESS_REFUSED')
   t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'nothing changed')
 })
+
+t.test('an agent registers an ssh:// source with a deploy key and a host key; neither key material is echoed', async (t) => {
+  const privateKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n'
+  const hostKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKvDz9mV0iGmY1Gq1CEx2J0JpT1B3CgUQ0dQ7QCQpTn7'
+  const added = assertToolSuccess(t, await useTool(app, token, 'add_addon_source', {
+    repository_url: 'ssh://git@localhost:2222/acme/private-addons.git', branch: 'main', name: 'private-addons', deploy_key: privateKey, ssh_host_key: hostKey
+  }), 'add_addon_source')
+  t.match(added.addon_source, { name: 'private-addons', state: 'pending', credential: 'deploy_key', ssh_host_key: hostKey })
+  t.notMatch(JSON.stringify(added), 'b3BlbnNzaC1rZXktdjEAAAAA', 'no part of the private key is in the answer')
+  const [row] = await app.sql<{ sealed: boolean }>({ text: 'SELECT sealed_credential IS NOT NULL AND position($2 IN sealed_credential) = 0 AS sealed FROM addon_sources WHERE id = $1', values: [added.addon_source.id, 'b3BlbnNzaC1rZXktdjEAAAAA'] })
+  t.equal(row?.sealed, true, 'the key is stored sealed, not as written')
+})
