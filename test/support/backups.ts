@@ -4,6 +4,9 @@
  * in an instance's database and known files in its filestore volume.
  */
 import { execFile } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
@@ -78,4 +81,16 @@ export async function waitForBackup (app: FastifyInstance, token: string, instan
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
   throw new Error(`backup ${backupId} did not finish within ${timeoutMs} ms; last ${JSON.stringify(last)}`)
+}
+
+/** A completed backup recorded with an archive of `bytes` (random unless given) in the store at `dir`, its size and SHA-256 matching. */
+export async function completedBackup (app: FastifyInstance, dir: string, tenantId: string, instanceId: number, bytes: Buffer = randomBytes(100_000)): Promise<{ id: number, bytes: Buffer, path: string }> {
+  const [row] = await app.sql<{ id: number }>({ text: "INSERT INTO backups (tenant_id, instance_id, state, kind, erp_version, created_at, updated_at, completed_at) VALUES ($1, $2, 'completed', 'manual', '17.0', now(), now(), now()) RETURNING id::int", values: [tenantId, instanceId] })
+  const id = row!.id
+  const key = `${tenantId}/${instanceId}/backup-${id}.tar`
+  const path = join(dir, key)
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, bytes)
+  await app.sql({ text: 'UPDATE backups SET archive_key = $2, archive_sha256 = $3, size_bytes = $4 WHERE id = $1', values: [id, key, createHash('sha256').update(bytes).digest('hex'), bytes.length] })
+  return { id, bytes, path }
 }
