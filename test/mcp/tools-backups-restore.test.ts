@@ -14,6 +14,7 @@ import { recordInstance } from '../support/instance-rows.ts'
 import { dockerInstanceEnv, uniqueSubdomain } from '../support/instances.ts'
 import { startMcpFixture } from '../support/mcp.ts'
 import { assertToolError, assertToolSuccess, latestActivity, tenantSnapshot, useTool } from './tool-helpers.ts'
+import { activeSubscription } from '../support/billing-fixtures.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
@@ -26,11 +27,7 @@ docker.test('restore_backup_as_new_instance takes a plan slot, verifies the arch
   const source = await recordInstance(app, admin.user.tenant_id, { name: 'Production' })
   const backup = await completedBackup(app, backupDir, admin.user.tenant_id, source)
   // A plan of two instance slots: the source holds one.
-  await app.sql({
-    text: `INSERT INTO subscriptions (id, tenant_id, plan_id, status, billing_cycle, users, storage, workers, instances, currency, amount, amount_due, activated_at, created_at, updated_at)
-      SELECT gen_random_uuid(), $1, id, 'active', 'monthly', 5, 0, 2, 2, currency, 0, 0, now(), now(), now() FROM plans ORDER BY id LIMIT 1`,
-    values: [admin.user.tenant_id]
-  })
+  await activeSubscription(app, admin.user.tenant_id, { instances: 2, workers: 2 })
   const args = (subdomain: string) => ({ instance_id: source, backup_id: backup.id, name: 'Copy', subdomain })
 
   const member = await addMember(app, admin.user.tenant_id)
