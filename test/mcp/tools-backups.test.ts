@@ -4,8 +4,11 @@ import { startMcpFixture } from '../support/mcp.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, latestActivity, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
-// No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here.
+// No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here,
+// and the reconciler leaves its recorded instances as they are (a recorded docker instance has no
+// container: the reconciler would move it to `error` in the middle of a before-and-after comparison).
 const { app, connectAgent } = await startMcpFixture(t)
+const IDLE = { backend: 'kubernetes' }
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Backup agent')
 
@@ -19,7 +22,7 @@ async function recordBackup (tenantId: string, instanceId: number, state: string
 }
 
 t.test('list_backups answers the instance\'s backups newest first, as the REST route does', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const older = await recordBackup(admin.user.tenant_id, instance, 'completed', 60)
   const newer = await recordBackup(admin.user.tenant_id, instance, 'failed', 5)
   const listed = assertToolSuccess(t, await useTool(app, token, 'list_backups', { instance_id: instance }), 'list_backups')
@@ -38,7 +41,7 @@ t.test('create_backup where no backup can run is an error naming what is missing
 })
 
 t.test('restore_backup is destructive, asks for the subdomain, is for admins, and another company\'s ids are not found', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id, { subdomain: `mcp-restore-${process.pid}` })
+  const instance = await recordInstance(app, admin.user.tenant_id, { ...IDLE, subdomain: `mcp-restore-${process.pid}` })
   const backup = await recordBackup(admin.user.tenant_id, instance, 'completed', 1)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member, 'Member agent')
@@ -59,19 +62,19 @@ t.test('restore_backup is destructive, asks for the subdomain, is for admins, an
 })
 
 t.test('get_backup answers one backup with its progress, as the REST route does', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const running = await recordBackup(admin.user.tenant_id, instance, 'running', 1)
   await app.sql({ text: "UPDATE backups SET step = 'dumping the database', started_at = now() WHERE id = $1", values: [running] })
   const got = assertToolSuccess(t, await useTool(app, token, 'get_backup', { instance_id: instance, backup_id: running }), 'get_backup')
   t.match(got.backup, { id: running, instance_id: instance, state: 'running', step: 'dumping the database', size: null })
   const rest = await restCall(app, admin.token, 'GET', `/api/instances/${instance}/backups/${running}`)
   t.same(got, rest.data, 'the same view as the route')
-  const otherInstance = await recordInstance(app, admin.user.tenant_id)
+  const otherInstance = await recordInstance(app, admin.user.tenant_id, IDLE)
   assertToolError(t, await useTool(app, token, 'get_backup', { instance_id: otherInstance, backup_id: running }), 'BACKUP_NOT_FOUND', 'a backup of another instance')
 })
 
 t.test('delete_backup removes a finished backup (admin), refuses one under way, and records the agent', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const done = await recordBackup(admin.user.tenant_id, instance, 'completed', 30)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member, 'Member agent')
@@ -91,7 +94,7 @@ t.test('delete_backup removes a finished backup (admin), refuses one under way, 
 })
 
 t.test('get_backup_schedule and set_backup_schedule: the defaults, the whole schedule set by an admin, the same again', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const initial = assertToolSuccess(t, await useTool(app, token, 'get_backup_schedule', { instance_id: instance }), 'get_backup_schedule')
   t.same(initial.schedule, { instance_id: instance, enabled: false, hour_utc: 2, keep_daily: 7, keep_weekly: 4, last_run_on: null })
   const wanted = { enabled: true, hour_utc: 23, keep_daily: 3, keep_weekly: 2 }
@@ -113,7 +116,7 @@ t.test('get_backup_schedule and set_backup_schedule: the defaults, the whole sch
 })
 
 t.test('the new backup tools: admin only where they change things, and another company\'s ids are not found', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const backup = await recordBackup(admin.user.tenant_id, instance, 'completed', 1)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member, 'Member agent')
