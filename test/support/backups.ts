@@ -103,10 +103,10 @@ export async function completedBackup (app: FastifyInstance, dir: string, tenant
 export const LIST_FILES = 'cd /data && find . -type f | sort | while read -r f; do echo "$f $(cat "$f")"; done'
 
 /** The app on the Docker backend with the backup image and its own backup folder; both, and the instances' leftovers, go at teardown. */
-export async function buildBackupApp (t: Parameters<typeof build>[0], prefix: string): Promise<{ app: FastifyInstance, databaseUrl: string, backupDir: string }> {
+export async function buildBackupApp (t: Parameters<typeof build>[0], prefix: string, env: Record<string, unknown> = {}): Promise<{ app: FastifyInstance, databaseUrl: string, backupDir: string }> {
   const backupDir = mkdtempSync(join(tmpdir(), `${prefix}-`))
   t.teardown(() => rmSync(backupDir, { recursive: true, force: true }))
-  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir }) })
+  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir, ...env }) })
   t.teardown(() => cleanupInstances(databaseUrl))
   return { app, databaseUrl, backupDir }
 }
