@@ -5,9 +5,9 @@
  * instance's, its filestore unpacked beside the live one and swapped in, and
  * only then the fresh database takes the old one's place (so a failed load or
  * unpack leaves the instance's data as it was, and tables made after the backup
- * do not survive a successful one), and the instance started again. Idempotent: it works only while
- * the instance is `restoring`, and each step converges when run again. The
- * last failed attempt puts the instance in `error` with the reason.
+ * do not survive a successful one), and the instance started again. Idempotent:
+ * it works only while the instance is `restoring`, and each step converges when
+ * run again. The last failed attempt puts the instance in `error` with the reason.
  */
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
