@@ -239,7 +239,7 @@ export interface BackupRunner {
   exportFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
   /** `pg_restore --clean` of `file` into the instance's (empty or existing) database, in one transaction. */
   restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
-  /** Empties the data volume, then unpacks the tar `file` (as exportFilestore made it) into it. */
+  /** Replaces the data volume's contents with the tar `file` (as exportFilestore made it); a failed unpack leaves them as they were. */
   importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
   /** Removes what killed attempts left behind (one-off containers) older than `olderThanMs`; answers how many. */
   sweep?: (olderThanMs: number) => Promise<number>

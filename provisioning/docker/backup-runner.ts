@@ -13,6 +13,7 @@ import { BackendUnavailableError, type BackupRunner, type InstanceSpec } from '.
 import { saveSingleFile, singleFileTar } from './backup-files.ts'
 import { isHostLocal } from './container-config.ts'
 import { DockerEngineError, type EngineCall } from './engine-calls.ts'
+import { discardStaging, prepareStaging, stagingPath, swapStagedIn } from './filestore-swap.ts'
 import { ensureImage } from './image.ts'
 import { demuxFrames } from './logs.ts'
 import { dataVolumeName, LABELS } from './names.ts'
@@ -83,6 +84,15 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
     return { HostConfig: { Mounts: [{ Type: 'volume', Source: dataVolumeName(spec.subdomain), Target: DATA_PATH, ReadOnly: readOnly }] } }
   }
 
+  /** Runs the shell `command` with the data volume at DATA_PATH; `after` works on the exited container before it is removed. */
+  async function onVolume (spec: InstanceSpec, pgMajor: number, what: string, command: string, after?: (container: Docker.Container) => Promise<unknown>): Promise<void> {
+    const container = await oneOff(spec, pgMajor, 'filestore import', { Cmd: ['sh', '-c', command], ...volumeConfig(spec, false) })
+    await removing(container, async () => {
+      await runToEnd(container, `${what} of ${spec.subdomain}`)
+      await after?.(container)
+    })
+  }
+
   return {
     async check (pgMajor) {
       const image = backupImageFor(options.imageTemplate, pgMajor)
@@ -149,14 +159,16 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
     },
 
     async importFilestore (spec, pgMajor, file) {
-      const container = await oneOff(spec, pgMajor, 'filestore import', {
-        Cmd: ['sh', '-c', `cd ${DATA_PATH} && rm -rf -- * .[!.]* ..?*`],
-        ...volumeConfig(spec, false)
-      })
-      await removing(container, async () => {
-        await runToEnd(container, `emptying the filestore of ${spec.subdomain}`)
-        await call('put archive', DATA_PATH, (signal) => container.putArchive(createReadStream(file), { path: '/', abortSignal: signal }), runTimeoutMs)
-      })
+      const into = stagingPath(DATA_PATH)
+      try {
+        await onVolume(spec, pgMajor, 'preparing the filestore restore', prepareStaging(DATA_PATH), (container) =>
+          call('put archive', into, (signal) => container.putArchive(createReadStream(file), { path: into, abortSignal: signal }), runTimeoutMs))
+      } catch (error) {
+        // The unpack's error is the one to report; staging left by a failed discard goes with the next attempt's preparation.
+        await onVolume(spec, pgMajor, 'discarding the staged filestore', discardStaging(DATA_PATH)).catch(() => {})
+        throw error
+      }
+      await onVolume(spec, pgMajor, 'swapping in the restored filestore', swapStagedIn(DATA_PATH))
     }
   }
 }

@@ -21,7 +21,8 @@ const TOOLS = [
   'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation',
   'list_tickets', 'get_ticket', 'create_ticket', 'reply_to_ticket',
   'list_users', 'invite_user',
-  'create_backup', 'list_backups', 'restore_backup', 'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module',
+  'create_backup', 'list_backups', 'get_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'get_backup_schedule', 'set_backup_schedule',
+  'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module',
   'list_addon_sources', 'add_addon_source', 'sync_addon_source'
 ]
 

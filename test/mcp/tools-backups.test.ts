@@ -2,10 +2,13 @@ import t from 'tap'
 import { addMember, signup } from '../support/accounts.ts'
 import { startMcpFixture } from '../support/mcp.ts'
 import { recordInstance } from '../support/instance-rows.ts'
-import { assertToolError, assertToolSuccess, tenantSnapshot, useTool } from './tool-helpers.ts'
+import { assertToolError, assertToolSuccess, latestActivity, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
-// No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here.
+// No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here,
+// and the reconciler leaves its recorded instances as they are (a recorded docker instance has no
+// container: the reconciler would move it to `error` in the middle of a before-and-after comparison).
 const { app, connectAgent } = await startMcpFixture(t)
+const IDLE = { backend: 'kubernetes' }
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Backup agent')
 
@@ -19,7 +22,7 @@ async function recordBackup (tenantId: string, instanceId: number, state: string
 }
 
 t.test('list_backups answers the instance\'s backups newest first, as the REST route does', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id)
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
   const older = await recordBackup(admin.user.tenant_id, instance, 'completed', 60)
   const newer = await recordBackup(admin.user.tenant_id, instance, 'failed', 5)
   const listed = assertToolSuccess(t, await useTool(app, token, 'list_backups', { instance_id: instance }), 'list_backups')
@@ -38,7 +41,7 @@ t.test('create_backup where no backup can run is an error naming what is missing
 })
 
 t.test('restore_backup is destructive, asks for the subdomain, is for admins, and another company\'s ids are not found', async (t) => {
-  const instance = await recordInstance(app, admin.user.tenant_id, { subdomain: `mcp-restore-${process.pid}` })
+  const instance = await recordInstance(app, admin.user.tenant_id, { ...IDLE, subdomain: `mcp-restore-${process.pid}` })
   const backup = await recordBackup(admin.user.tenant_id, instance, 'completed', 1)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member, 'Member agent')
@@ -56,4 +59,80 @@ t.test('restore_backup is destructive, asks for the subdomain, is for admins, an
   const listed = await app.inject({ method: 'POST', url: '/api/mcp', headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })
   const restore = (listed.json().result.tools as Array<{ name: string, annotations: Record<string, unknown> }>).find((tool) => tool.name === 'restore_backup')
   t.match(restore?.annotations, { destructiveHint: true, readOnlyHint: false })
+})
+
+t.test('get_backup answers one backup with its progress, as the REST route does', async (t) => {
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
+  const running = await recordBackup(admin.user.tenant_id, instance, 'running', 1)
+  await app.sql({ text: "UPDATE backups SET step = 'dumping the database', started_at = now() WHERE id = $1", values: [running] })
+  const got = assertToolSuccess(t, await useTool(app, token, 'get_backup', { instance_id: instance, backup_id: running }), 'get_backup')
+  t.match(got.backup, { id: running, instance_id: instance, state: 'running', step: 'dumping the database', size: null })
+  const rest = await restCall(app, admin.token, 'GET', `/api/instances/${instance}/backups/${running}`)
+  t.same(got, rest.data, 'the same view as the route')
+  const otherInstance = await recordInstance(app, admin.user.tenant_id, IDLE)
+  assertToolError(t, await useTool(app, token, 'get_backup', { instance_id: otherInstance, backup_id: running }), 'BACKUP_NOT_FOUND', 'a backup of another instance')
+})
+
+t.test('delete_backup removes a finished backup (admin), refuses one under way, and records the agent', async (t) => {
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
+  const done = await recordBackup(admin.user.tenant_id, instance, 'completed', 30)
+  const member = await addMember(app, admin.user.tenant_id)
+  const memberAgent = await connectAgent(member, 'Member agent')
+  const before = await tenantSnapshot(app, admin.user.tenant_id)
+  assertToolError(t, await useTool(app, memberAgent.accessToken, 'delete_backup', { instance_id: instance, backup_id: done }), 'FORBIDDEN', 'a member')
+  t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'the refusal changed nothing')
+
+  const deleted = assertToolSuccess(t, await useTool(app, token, 'delete_backup', { instance_id: instance, backup_id: done }), 'delete_backup')
+  t.same(deleted, { deleted: true, instance_id: instance, backup_id: done })
+  t.same(await app.sql({ text: 'SELECT id FROM backups WHERE id = $1', values: [done] }), [], 'the record is gone')
+  t.match(await latestActivity(app, admin, 'backup.deleted'), { target_id: String(done), actor: { kind: 'agent', id: admin.user.id } })
+  assertToolError(t, await useTool(app, token, 'delete_backup', { instance_id: instance, backup_id: done }), 'BACKUP_NOT_FOUND', 'asked again')
+
+  const running = await recordBackup(admin.user.tenant_id, instance, 'running', 1)
+  assertToolError(t, await useTool(app, token, 'delete_backup', { instance_id: instance, backup_id: running }), 'BACKUP_IN_PROGRESS')
+  t.same(await app.sql({ text: 'SELECT state FROM backups WHERE id = $1', values: [running] }), [{ state: 'running' }], 'kept')
+})
+
+t.test('get_backup_schedule and set_backup_schedule: the defaults, the whole schedule set by an admin, the same again', async (t) => {
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
+  const initial = assertToolSuccess(t, await useTool(app, token, 'get_backup_schedule', { instance_id: instance }), 'get_backup_schedule')
+  t.same(initial.schedule, { instance_id: instance, enabled: false, hour_utc: 2, keep_daily: 7, keep_weekly: 4, last_run_on: null })
+  const wanted = { enabled: true, hour_utc: 23, keep_daily: 3, keep_weekly: 2 }
+  const set = assertToolSuccess(t, await useTool(app, token, 'set_backup_schedule', { instance_id: instance, ...wanted }), 'set_backup_schedule')
+  t.same(set.schedule, { instance_id: instance, ...wanted, last_run_on: null })
+  t.same(assertToolSuccess(t, await useTool(app, token, 'set_backup_schedule', { instance_id: instance, ...wanted }), 'again').schedule, set.schedule, 'the same schedule again')
+  t.same((await restCall(app, admin.token, 'GET', `/api/instances/${instance}/backup-schedule`)).data, set, 'the route reads what the tool set')
+  t.same(assertToolSuccess(t, await useTool(app, token, 'get_backup_schedule', { instance_id: instance }), 'read back'), set)
+  t.match(await latestActivity(app, admin, 'backup.schedule_updated'), { target_id: String(instance), actor: { kind: 'agent', id: admin.user.id } })
+
+  const member = await addMember(app, admin.user.tenant_id)
+  const memberAgent = await connectAgent(member, 'Member agent')
+  t.same(assertToolSuccess(t, await useTool(app, memberAgent.accessToken, 'get_backup_schedule', { instance_id: instance }), 'a member reads').schedule, set.schedule)
+  const before = await tenantSnapshot(app, admin.user.tenant_id)
+  assertToolError(t, await useTool(app, memberAgent.accessToken, 'set_backup_schedule', { instance_id: instance, ...wanted, enabled: false }), 'FORBIDDEN', 'a member sets')
+  assertToolError(t, await useTool(app, token, 'set_backup_schedule', { instance_id: instance, ...wanted, hour_utc: 24 }), 'VALIDATION_FAILED', 'hour 24')
+  assertToolError(t, await useTool(app, token, 'set_backup_schedule', { instance_id: instance, enabled: false }), 'VALIDATION_FAILED', 'a partial schedule')
+  t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'nothing changed')
+})
+
+t.test('the new backup tools: admin only where they change things, and another company\'s ids are not found', async (t) => {
+  const instance = await recordInstance(app, admin.user.tenant_id, IDLE)
+  const backup = await recordBackup(admin.user.tenant_id, instance, 'completed', 1)
+  const member = await addMember(app, admin.user.tenant_id)
+  const memberAgent = await connectAgent(member, 'Member agent')
+  const asNew = { instance_id: instance, backup_id: backup, name: 'Copy', subdomain: `mcp-copy-${process.pid}` }
+  const schedule = { instance_id: instance, enabled: true, hour_utc: 1, keep_daily: 1, keep_weekly: 0 }
+  const before = await tenantSnapshot(app, admin.user.tenant_id)
+  assertToolError(t, await useTool(app, memberAgent.accessToken, 'restore_backup_as_new_instance', asNew), 'FORBIDDEN', 'a member restores as new')
+  const other = await signup(app)
+  const otherAgent = (await connectAgent(other, 'Other agent')).accessToken
+  const calls: Array<[string, Record<string, unknown>, string]> = [
+    ['get_backup', { instance_id: instance, backup_id: backup }, 'BACKUP_NOT_FOUND'],
+    ['delete_backup', { instance_id: instance, backup_id: backup }, 'INSTANCE_NOT_FOUND'],
+    ['restore_backup_as_new_instance', asNew, 'BACKUP_NOT_FOUND'],
+    ['get_backup_schedule', { instance_id: instance }, 'INSTANCE_NOT_FOUND'],
+    ['set_backup_schedule', schedule, 'INSTANCE_NOT_FOUND']
+  ]
+  for (const [tool, args, code] of calls) assertToolError(t, await useTool(app, otherAgent, tool, args), code, `${tool} for another company`)
+  t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'nothing of the owner changed')
 })

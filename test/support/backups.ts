@@ -4,11 +4,18 @@
  * in an instance's database and known files in its filestore volume.
  */
 import { execFile } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { dockerClient, testImage } from './docker/engine.ts'
-import { bearer } from './accounts.ts'
+import { bearer, type SignedUp } from './accounts.ts'
+import { build } from './build.ts'
+import { instanceUid } from './instance-rows.ts'
+import { cleanupInstances, dockerInstanceEnv, uniqueSubdomain, waitForState } from './instances.ts'
 import { erpDatabaseNames } from '../../provisioning/erp-database.ts'
 import { demuxFrames } from '../../provisioning/docker/logs.ts'
 
@@ -78,4 +85,59 @@ export async function waitForBackup (app: FastifyInstance, token: string, instan
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
   throw new Error(`backup ${backupId} did not finish within ${timeoutMs} ms; last ${JSON.stringify(last)}`)
+}
+
+/** A completed backup recorded with an archive of `bytes` (random unless given) in the store at `dir`, its size and SHA-256 matching. */
+export async function completedBackup (app: FastifyInstance, dir: string, tenantId: string, instanceId: number, bytes: Buffer = randomBytes(100_000)): Promise<{ id: number, bytes: Buffer, path: string }> {
+  const [row] = await app.sql<{ id: number }>({ text: "INSERT INTO backups (tenant_id, instance_id, state, kind, erp_version, created_at, updated_at, completed_at) VALUES ($1, $2, 'completed', 'manual', '17.0', now(), now(), now()) RETURNING id::int", values: [tenantId, instanceId] })
+  const id = row!.id
+  const key = `${tenantId}/${instanceId}/backup-${id}.tar`
+  const path = join(dir, key)
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, bytes)
+  await app.sql({ text: 'UPDATE backups SET archive_key = $2, archive_sha256 = $3, size_bytes = $4 WHERE id = $1', values: [id, key, createHash('sha256').update(bytes).digest('hex'), bytes.length] })
+  return { id, bytes, path }
+}
+
+/** Every file under /data with its content, one a line, sorted (for inFilestore). */
+export const LIST_FILES = 'cd /data && find . -type f | sort | while read -r f; do echo "$f $(cat "$f")"; done'
+
+/** The app on the Docker backend with the backup image and its own backup folder; both, and the instances' leftovers, go at teardown. */
+export async function buildBackupApp (t: Parameters<typeof build>[0], prefix: string, env: Record<string, unknown> = {}): Promise<{ app: FastifyInstance, databaseUrl: string, backupDir: string }> {
+  const backupDir = mkdtempSync(join(tmpdir(), `${prefix}-`))
+  t.teardown(() => rmSync(backupDir, { recursive: true, force: true }))
+  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir, ...env }) })
+  t.teardown(() => cleanupInstances(databaseUrl))
+  return { app, databaseUrl, backupDir }
+}
+
+/**
+ * A running Docker instance of `person` whose database holds a `partners` table with `names`
+ * (ids from 1) and whose filestore holds the files `files` (a shell script) makes.
+ */
+export async function seededInstance (app: FastifyInstance, databaseUrl: string, person: SignedUp, options: { prefix: string, names: string[], files: string }): Promise<{ id: number, uid: string, subdomain: string }> {
+  const subdomain = uniqueSubdomain(options.prefix)
+  const created = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(person.token), payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'docker' } })
+  const { id } = created.json().instance as { id: number }
+  await waitForState(app, person.token, id, ['running'])
+  const uid = await instanceUid(app, id)
+  await onInstanceDatabase(databaseUrl, uid, async (db) => {
+    await db.query('CREATE TABLE partners (id int PRIMARY KEY, name text NOT NULL)')
+    for (const [index, name] of options.names.entries()) await db.query('INSERT INTO partners VALUES ($1, $2)', [index + 1, name])
+  })
+  await inFilestore(subdomain, options.files)
+  return { id, uid, subdomain }
+}
+
+/** Flips one bit of the byte at `offset` of the file; flipping it again restores the file. */
+export function flipByte (file: string, offset = 3000): void {
+  const fd = openSync(file, 'r+')
+  try {
+    const byte = Buffer.alloc(1)
+    readSync(fd, byte, 0, 1, offset)
+    byte[0] = (byte[0] ?? 0) ^ 0x01
+    writeSync(fd, byte, 0, 1, offset)
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -55,3 +55,12 @@ export async function activityTypes (app: FastifyInstance, tenantId: string): Pr
   const rows = await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE tenant_id = $1 ORDER BY id', values: [tenantId] })
   return rows.map((row) => row.type)
 }
+
+/** An active subscription to the first plan, free of charge, with `instances` slots and `workers` workers (5 users). */
+export async function activeSubscription (app: FastifyInstance, tenantId: string, size: { instances: number, workers: number }): Promise<void> {
+  await app.sql({
+    text: `INSERT INTO subscriptions (id, tenant_id, plan_id, status, billing_cycle, users, storage, workers, instances, currency, amount, amount_due, activated_at, created_at, updated_at)
+      SELECT gen_random_uuid(), $1, id, 'active', 'monthly', 5, 0, $2, $3, currency, 0, 0, now(), now(), now() FROM plans ORDER BY id LIMIT 1`,
+    values: [tenantId, size.workers, size.instances]
+  })
+}

@@ -14,6 +14,8 @@ export async function tenantSnapshot (app: FastifyInstance, tenantId: string): P
     app.sql({ text: 'SELECT id, state, status, updated_at FROM instances WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT id, name, repository_url, branch, subpath, state, last_commit, updated_at FROM addon_sources WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: 'SELECT * FROM tenant_settings WHERE tenant_id = $1', values: [tenantId] }),
+    app.sql({ text: 'SELECT id, state, archive_key, updated_at FROM backups WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
+    app.sql({ text: 'SELECT * FROM backup_schedules WHERE tenant_id = $1 ORDER BY instance_id', values: [tenantId] }),
     app.sql({ text: 'SELECT id, recipient FROM mail_outbox WHERE tenant_id = $1 ORDER BY id', values: [tenantId] }),
     app.sql({ text: "SELECT id FROM oidc_payloads WHERE kind = 'Grant' AND payload->>'accountId' IN (SELECT id::text FROM users WHERE tenant_id = $1) ORDER BY id", values: [tenantId] })
   ])

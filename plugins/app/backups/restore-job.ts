@@ -2,12 +2,12 @@
  * The restore-in-place job. The archive is unpacked and every part checked
  * against the manifest before the instance is touched; then the instance is
  * stopped, the backup loaded with pg_restore into a fresh database beside the
- * instance's, which takes its place only once the load succeeded (so a failed
- * load leaves the instance's data as it was, and tables made after the backup
- * do not survive a successful one), its filestore emptied and unpacked, and the
- * instance started again. Idempotent: it works only while
- * the instance is `restoring`, and each step converges when run again. The
- * last failed attempt puts the instance in `error` with the reason.
+ * instance's, its filestore unpacked beside the live one and swapped in, and
+ * only then the fresh database takes the old one's place (so a failed load or
+ * unpack leaves the instance's data as it was, and tables made after the backup
+ * do not survive a successful one), and the instance started again. Idempotent:
+ * it works only while the instance is `restoring`, and each step converges when
+ * run again. The last failed attempt puts the instance in `error` with the reason.
  */
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -90,11 +90,11 @@ export function createRestoreJob (deps: RestoreJobDeps) {
         if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
         await backend.stop(spec)
         await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
-        // Loaded beside the instance's database, which is only replaced once the load has succeeded.
+        // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
         const staged = await databases.stage(instance.uid)
         await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
-        await databases.promote(instance.uid)
         await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
+        await databases.promote(instance.uid)
         await backend.start(spec)
         await until(backend, spec, ['running'], 'running', job.signal)
       } finally {

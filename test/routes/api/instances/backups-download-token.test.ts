@@ -1,26 +1,13 @@
 /** Browser download links: a short-lived token, stored hashed, good for one backup's download only. */
-import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
 import { hashDownloadToken } from '../../../../plugins/app/backups/download-links.ts'
-
-/** A completed backup whose archive (random bytes) is in the store. */
-async function completedBackup (app: FastifyInstance, dir: string, tenantId: string, instanceId: number): Promise<{ id: number, bytes: Buffer }> {
-  const [row] = await app.sql<{ id: number }>({ text: "INSERT INTO backups (tenant_id, instance_id, state, kind, erp_version, created_at, updated_at, completed_at) VALUES ($1, $2, 'completed', 'manual', '17.0', now(), now(), now()) RETURNING id::int", values: [tenantId, instanceId] })
-  const id = row!.id
-  const bytes = randomBytes(100_000)
-  const key = `${tenantId}/${instanceId}/backup-${id}.tar`
-  mkdirSync(dirname(join(dir, key)), { recursive: true })
-  writeFileSync(join(dir, key), bytes)
-  await app.sql({ text: 'UPDATE backups SET archive_key = $2, archive_sha256 = $3, size_bytes = $4 WHERE id = $1', values: [id, key, createHash('sha256').update(bytes).digest('hex'), bytes.length] })
-  return { id, bytes }
-}
+import { completedBackup } from '../../../support/backups.ts'
 
 t.test('a download link streams the archive without a bearer token, resumes with Range, and is stored hashed', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'backup-links-'))

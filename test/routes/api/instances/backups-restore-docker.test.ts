@@ -1,39 +1,22 @@
-import { openSync, readSync, writeSync, closeSync } from 'node:fs'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
-import { instanceUid } from '../../../support/instance-rows.ts'
-import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
-import { backupTestImage, inFilestore, onInstanceDatabase, waitForBackup } from '../../../support/backups.ts'
+import { tagTestImages, waitForState } from '../../../support/instances.ts'
+import { buildBackupApp, flipByte, inFilestore, LIST_FILES, onInstanceDatabase, seededInstance, waitForBackup } from '../../../support/backups.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
 
-const LIST_FILES = 'cd /data && find . -type f | sort | while read -r f; do echo "$f $(cat "$f")"; done'
-
 docker.test('a restore in place brings back exactly the backup\'s rows and files; a corrupt archive is refused with nothing changed', async (t) => {
-  const backupDir = mkdtempSync(join(tmpdir(), 'backups-restore-'))
-  t.teardown(() => rmSync(backupDir, { recursive: true, force: true }))
-  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir }) })
-  t.teardown(() => cleanupInstances(databaseUrl))
+  const { app, databaseUrl, backupDir } = await buildBackupApp(t, 'backups-restore')
   const admin = await signup(app)
-  const subdomain = uniqueSubdomain('rs')
-  const created = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'docker' } })
-  const { id } = created.json().instance
-  await waitForState(app, admin.token, id, ['running'])
-  const uid = await instanceUid(app, id)
+  const { id, uid, subdomain } = await seededInstance(app, databaseUrl, admin, {
+    prefix: 'rs', names: ['Ada', 'Grace'], files: 'mkdir -p /data/filestore/ab && echo invoice-1 > /data/filestore/ab/cafe && echo v1 > /data/config'
+  })
   const rows = () => onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT id, name FROM partners ORDER BY id')).rows)
   const tables = () => onInstanceDatabase(databaseUrl, uid, async (db) =>
     (await db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map((row: { tablename: string }) => row.tablename))
-  await onInstanceDatabase(databaseUrl, uid, async (db) => {
-    await db.query('CREATE TABLE partners (id int PRIMARY KEY, name text NOT NULL)')
-    await db.query("INSERT INTO partners VALUES (1, 'Ada'), (2, 'Grace')")
-  })
-  await inFilestore(subdomain, 'mkdir -p /data/filestore/ab && echo invoice-1 > /data/filestore/ab/cafe && echo v1 > /data/config')
   const backedUpRows = await rows()
   const backedUpFiles = await inFilestore(subdomain, LIST_FILES)
 
@@ -64,14 +47,7 @@ docker.test('a restore in place brings back exactly the backup\'s rows and files
 
   // One flipped byte in the stored archive: refused before anything changes.
   const archive = join(backupDir, admin.user.tenant_id, String(id), `backup-${backup.id}.tar`)
-  const flip = () => {
-    const fd = openSync(archive, 'r+')
-    const byte = Buffer.alloc(1)
-    readSync(fd, byte, 0, 1, 3000)
-    byte[0] = (byte[0] ?? 0) ^ 0x01
-    writeSync(fd, byte, 0, 1, 3000)
-    closeSync(fd)
-  }
+  const flip = () => flipByte(archive)
   flip()
   const corrupt = await ask(admin.token, { mode: 'replace', confirm: subdomain })
   t.equal(corrupt.statusCode, 422)

@@ -1,35 +1,22 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
-import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
-import { backupTestImage, inFilestore, onInstanceDatabase, waitForBackup } from '../../../support/backups.ts'
+import { tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { buildBackupApp, flipByte, inFilestore, LIST_FILES, onInstanceDatabase, seededInstance, waitForBackup } from '../../../support/backups.ts'
+import { activeSubscription } from '../../../support/billing-fixtures.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
 
-const LIST_FILES = 'cd /data && find . -type f | sort | while read -r f; do echo "$f $(cat "$f")"; done'
-
 docker.test('a restore as a new instance makes a second instance holding the backup\'s rows and files, and leaves the first as it is', async (t) => {
-  const backupDir = mkdtempSync(join(tmpdir(), 'backups-restore-new-'))
-  t.teardown(() => rmSync(backupDir, { recursive: true, force: true }))
-  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir }) })
-  t.teardown(() => cleanupInstances(databaseUrl))
+  const { app, databaseUrl, backupDir } = await buildBackupApp(t, 'backups-restore-new')
   const admin = await signup(app)
-  const subdomain = uniqueSubdomain('src')
-  const { id } = (await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: { name: 'Production', subdomain, erp_version: '17.0', backend: 'docker' } })).json().instance
-  await waitForState(app, admin.token, id, ['running'])
-  const uid = await instanceUid(app, id)
-  const rowsOf = (instanceUidValue: string) => onInstanceDatabase(databaseUrl, instanceUidValue, async (db) => (await db.query('SELECT id, name FROM partners ORDER BY id')).rows)
-  await onInstanceDatabase(databaseUrl, uid, async (db) => {
-    await db.query('CREATE TABLE partners (id int PRIMARY KEY, name text NOT NULL)')
-    await db.query("INSERT INTO partners VALUES (1, 'Ada'), (2, 'Grace')")
+  const { id, uid, subdomain } = await seededInstance(app, databaseUrl, admin, {
+    prefix: 'src', names: ['Ada', 'Grace'], files: 'mkdir -p /data/filestore/ab && echo invoice-1 > /data/filestore/ab/cafe && echo v1 > /data/config'
   })
-  await inFilestore(subdomain, 'mkdir -p /data/filestore/ab && echo invoice-1 > /data/filestore/ab/cafe && echo v1 > /data/config')
+  const rowsOf = (instanceUidValue: string) => onInstanceDatabase(databaseUrl, instanceUidValue, async (db) => (await db.query('SELECT id, name FROM partners ORDER BY id')).rows)
   const backedUpRows = await rowsOf(uid)
   const backedUpFiles = await inFilestore(subdomain, LIST_FILES)
   const backup = await waitForBackup(app, admin.token, id, (await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })).json().backup.id)
@@ -69,11 +56,7 @@ docker.test('a restore as a new instance makes a second instance holding the bac
   t.match(activity.map((a) => [a.type, a.instance_id]), [['backup.requested', id], ['backup.completed', id], ['backup.restore_requested', copyId], ['backup.restored', copyId]])
 
   // The plan's slots count: with two instances and a plan of two, a third copy is refused and nothing is made.
-  await app.sql({
-    text: `INSERT INTO subscriptions (id, tenant_id, plan_id, status, billing_cycle, users, storage, workers, instances, currency, amount, amount_due, activated_at, created_at, updated_at)
-      SELECT gen_random_uuid(), $1, id, 'active', 'monthly', 5, 0, 2, 2, currency, 0, 0, now(), now(), now() FROM plans ORDER BY id LIMIT 1`,
-    values: [admin.user.tenant_id]
-  })
+  await activeSubscription(app, admin.user.tenant_id, { instances: 2, workers: 2 })
   const count = async () => (await app.sql<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM instances WHERE tenant_id = $1', values: [admin.user.tenant_id] }))[0]?.n
   const before = await count()
   const full = await ask(admin.token, { mode: 'new', name: 'Third', subdomain: uniqueSubdomain('cpy') })
@@ -84,12 +67,7 @@ docker.test('a restore as a new instance makes a second instance holding the bac
   // A corrupt archive is refused before any instance is made.
   await app.sql({ text: 'UPDATE subscriptions SET instances = 5 WHERE tenant_id = $1', values: [admin.user.tenant_id] })
   const archive = join(backupDir, admin.user.tenant_id, String(id), `backup-${backup.id}.tar`)
-  const fd = openSync(archive, 'r+')
-  const byte = Buffer.alloc(1)
-  readSync(fd, byte, 0, 1, 3000)
-  byte[0] = (byte[0] ?? 0) ^ 0x01
-  writeSync(fd, byte, 0, 1, 3000)
-  closeSync(fd)
+  flipByte(archive)
   const corrupt = await ask(admin.token, { mode: 'new', name: 'Bad', subdomain: uniqueSubdomain('cpy') })
   t.equal(corrupt.statusCode, 422)
   t.equal(corrupt.json().error.code, 'BACKUP_CORRUPT')

@@ -4,6 +4,7 @@ import { bearer, signup } from '../../../support/accounts.ts'
 import { publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../../support/docker/engine.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
 import { cleanupInstances, databaseExists, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { activeSubscription } from '../../../support/billing-fixtures.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
@@ -91,11 +92,7 @@ docker.test('a subdomain is unique across companies, and the plan limits instanc
   t.equal(taken.statusCode, 409)
   t.equal(taken.json().error.code, 'SUBDOMAIN_TAKEN')
 
-  await app.sql({
-    text: `INSERT INTO subscriptions (id, tenant_id, plan_id, status, billing_cycle, users, storage, workers, instances, currency, amount, amount_due, activated_at, created_at, updated_at)
-      SELECT gen_random_uuid(), $1, id, 'active', 'monthly', 5, 0, 2, 1, currency, 0, 0, now(), now(), now() FROM plans ORDER BY id LIMIT 1`,
-    values: [second.user.tenant_id]
-  })
+  await activeSubscription(app, second.user.tenant_id, { instances: 1, workers: 2 })
   const one = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(second.token), payload: { ...body, subdomain: uniqueSubdomain('lim') } })
   t.equal(one.statusCode, 202)
   t.match(one.json().instance, { memory: 2048, cpu: 2 }, 'resources follow the subscription: 2 workers')
