@@ -13,9 +13,9 @@
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
 import type { ClusterBackupRunner, InstanceSpec } from '../backend.ts'
 import { ensureClaim } from './claims.ts'
-import type { KubeJobs } from './jobs.ts'
+import type { JobSpec, KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
-import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf } from './names.ts'
+import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf, selectorLabels } from './names.ts'
 import { createJobRunner } from './run-job.ts'
 import { restoreJobSpec, runRestoreJob } from './restore-job.ts'
 
@@ -89,6 +89,18 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
 
   const runJob = createJobRunner(jobs, options)
   const jobResources = { requests: { memory: '256Mi', cpu: '250m' }, limits: { memory: `${BACKUP_JOB_LIMITS.memoryMb}Mi`, cpu: `${BACKUP_JOB_LIMITS.cpuMillicores}m` } }
+  /**
+   * The backup pod mounts the instance's data claim, ReadWriteOnce: while an instance pod has it
+   * attached, only a pod on that pod's node can mount it too. Without an instance pod (a stopped
+   * instance) the claim is free, and a required affinity to no pod would never schedule.
+   */
+  async function besideInstance (spec: Where): Promise<Pick<JobSpec, 'affinity'>> {
+    const selector = selectorLabels(spec.subdomain)
+    const pods = await api.listPods(namespaceOf(spec.tenantSubdomain), Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(','))
+    if (!pods.some((pod) => pod.metadata?.deletionTimestamp == null)) return {}
+    return { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: selector }, topologyKey: 'kubernetes.io/hostname' }] } } }
+  }
+
   /** Where an archive key of this tenant is, as a Job mounting the backup claim sees it. */
   function pathOnClaim (spec: Where, key: string): string {
     const prefix = clusterKey(spec.tenantSubdomain, '')
@@ -108,6 +120,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
         namespace: namespaceOf(spec.tenantSubdomain),
         name,
         labels: labels(spec, 'backup'),
+        ...await besideInstance(spec),
         image: image(pgMajor),
         command: ['sh', '-c', BACKUP_SCRIPT],
         env: { BACKUP_ID: String(request.backupId), ARCHIVE: `${BACKUPS_PATH}/${path}`, MANIFEST_HEAD: head },
