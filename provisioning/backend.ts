@@ -109,6 +109,11 @@ export class BackendUnavailableError extends Error {
   }
 }
 
+/** A backup archive does not match what was recorded of it (SHA-256 of the whole, or of a part against its manifest). */
+export class ArchiveCorruptError extends Error {
+  override name = 'ArchiveCorruptError'
+}
+
 /** One line of an instance's output, as the backend recorded it. */
 export interface LogLine {
   /** RFC 3339 with the backend's precision (nanoseconds on Docker and Kubernetes), UTC. */
@@ -220,6 +225,13 @@ export interface ClusterBackupRunner {
   check: (pgMajor: number) => Promise<void>
   /** Makes the archive of `manifest` (every field but `parts`, which the runner adds); may be run again after a crash. */
   archive: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, manifest: Record<string, unknown> }) => Promise<{ key: string, bytes: number, sha256: string }>
+  /**
+   * Loads the archive at `key` into `database` (a fresh database of the instance's role, beside its
+   * own) and into the instance's data volume, which nothing else may use meanwhile (the instance is
+   * stopped). The archive is checked against `sha256` and each part against its manifest first: on
+   * a mismatch ArchiveCorruptError, and nothing was changed. May be run again after a crash.
+   */
+  restore: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, key: string, sha256: string, database: string }) => Promise<void>
   /** Removes an archive `archive` made; missing is fine. */
   removeArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
 }

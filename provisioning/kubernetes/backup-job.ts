@@ -3,7 +3,8 @@
  * BACKUP_IMAGE (`postgres:{pg_major}`), with the instance's database Secret as its environment,
  * its data claim mounted read-only, and the tenant's backup claim (`backups-<tenant>`) mounted
  * to write the archive on. The archive stays on that claim: the control plane mounts no tenant
- * volume, so it can neither stream the archive to a browser nor restore from it (see docs/backups.md).
+ * volume, so a restore is a Job too (restore-job.ts), and the archive cannot be streamed to a
+ * browser (see docs/backups.md).
  *
  * The script builds the same archive as the Docker path (manifest.json, database.dump,
  * filestore.tar with entries under data/), writes it under a temporary name, renames it into
@@ -12,9 +13,11 @@
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
 import type { ClusterBackupRunner, InstanceSpec } from '../backend.ts'
 import { ensureClaim } from './claims.ts'
-import type { KubeJobs } from './jobs.ts'
+import type { JobSpec, KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
-import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf } from './names.ts'
+import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf, selectorLabels } from './names.ts'
+import { createJobRunner } from './run-job.ts'
+import { restoreJobSpec, runRestoreJob } from './restore-job.ts'
 
 export const RESULT_MARK = 'ERP-BACKUP-RESULT'
 /** The backup pod's limits; the tenant quota has this much room beyond the plan (tenant-manifests.ts). */
@@ -84,26 +87,25 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
     [LABEL.managedBy]: MANAGED_BY, [LABEL.instanceId]: spec.instanceId, [LABEL.tenant]: spec.tenantSubdomain, 'erp.portal/purpose': purpose
   })
 
-  /** Runs the Job to its end and answers its log; a failed Job throws with the end of its log. A retried call picks up the same Job. */
-  async function runJob (spec: Where, name: string, job: Parameters<KubeJobs['create']>[0]): Promise<string> {
-    const namespace = namespaceOf(spec.tenantSubdomain)
-    const created = await jobs.create(job)
-    if (!created && (await jobs.outcome(namespace, name))?.state === 'failed') {
-      await jobs.remove(namespace, name) // a failed Job of an earlier attempt: start afresh
-      await jobs.create(job)
-    }
-    try {
-      const outcome = await jobs.wait(namespace, name, { timeoutMs: options.timeoutMs, intervalMs: options.pollMs })
-      const log = await jobs.logs(namespace, name, { tailLines: 50 }).catch(() => '')
-      if (outcome.state === 'succeeded') return log
-      const why = outcome.state === 'failed'
-        ? `${outcome.reason}: ${outcome.message}`
-        : outcome.state === 'timeout' ? `not finished within ${Math.round(options.timeoutMs / 1000)} s (a pod the tenant quota refuses never starts)` : 'the Job was deleted'
-      const tail = log.trim().slice(-800)
-      throw new Error(`The ${name} Job in ${namespace} failed (${why})${tail === '' ? '' : `: ${tail}`}`)
-    } finally {
-      await jobs.remove(namespace, name).catch(() => {})
-    }
+  const runJob = createJobRunner(jobs, options)
+  const jobResources = { requests: { memory: '256Mi', cpu: '250m' }, limits: { memory: `${BACKUP_JOB_LIMITS.memoryMb}Mi`, cpu: `${BACKUP_JOB_LIMITS.cpuMillicores}m` } }
+  /**
+   * The backup pod mounts the instance's data claim, ReadWriteOnce: while an instance pod has it
+   * attached, only a pod on that pod's node can mount it too. Without an instance pod (a stopped
+   * instance) the claim is free, and a required affinity to no pod would never schedule.
+   */
+  async function besideInstance (spec: Where): Promise<Pick<JobSpec, 'affinity'>> {
+    const selector = selectorLabels(spec.subdomain)
+    const pods = await api.listPods(namespaceOf(spec.tenantSubdomain), Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(','))
+    if (!pods.some((pod) => pod.metadata?.deletionTimestamp == null)) return {}
+    return { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: selector }, topologyKey: 'kubernetes.io/hostname' }] } } }
+  }
+
+  /** Where an archive key of this tenant is, as a Job mounting the backup claim sees it. */
+  function pathOnClaim (spec: Where, key: string): string {
+    const prefix = clusterKey(spec.tenantSubdomain, '')
+    if (!key.startsWith(prefix) || key.includes('..')) throw new TypeError(`backup key ${JSON.stringify(key)} is not on the backup claim of ${spec.tenantSubdomain}`)
+    return `${BACKUPS_PATH}/${key.slice(prefix.length)}`
   }
 
   return {
@@ -114,10 +116,11 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
       const path = `${spec.instanceId}/backup-${request.backupId}.tar`
       const name = backupJobOf(request.backupId)
       const head = JSON.stringify(request.manifest).replace(/}$/, '')
-      const log = await runJob(spec, name, {
+      const log = await runJob({
         namespace: namespaceOf(spec.tenantSubdomain),
         name,
         labels: labels(spec, 'backup'),
+        ...await besideInstance(spec),
         image: image(pgMajor),
         command: ['sh', '-c', BACKUP_SCRIPT],
         env: { BACKUP_ID: String(request.backupId), ARCHIVE: `${BACKUPS_PATH}/${path}`, MANIFEST_HEAD: head },
@@ -126,7 +129,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
           { claim: dataClaimOf(spec.subdomain), mountPath: '/data', readOnly: true },
           { claim: backupClaimOf(spec.tenantSubdomain), mountPath: BACKUPS_PATH }
         ],
-        resources: { requests: { memory: '256Mi', cpu: '250m' }, limits: { memory: `${BACKUP_JOB_LIMITS.memoryMb}Mi`, cpu: `${BACKUP_JOB_LIMITS.cpuMillicores}m` } },
+        resources: jobResources,
         activeDeadlineSeconds: Math.ceil(options.timeoutMs / 1000)
       })
       const result = parseResult(log)
@@ -134,12 +137,22 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
       return { key: clusterKey(spec.tenantSubdomain, path), ...result }
     },
 
+    async restore (spec, pgMajor, request) {
+      await runRestoreJob(runJob, restoreJobSpec(spec, request, {
+        image: image(pgMajor),
+        labels: labels(spec, 'restore'),
+        archivePath: pathOnClaim(spec, request.key),
+        backupClaim: backupClaimOf(spec.tenantSubdomain),
+        backupsPath: BACKUPS_PATH,
+        resources: jobResources,
+        activeDeadlineSeconds: Math.ceil(options.timeoutMs / 1000)
+      }))
+    },
+
     async removeArchive (spec, pgMajor, key) {
-      const prefix = clusterKey(spec.tenantSubdomain, '')
-      if (!key.startsWith(prefix) || key.includes('..')) throw new TypeError(`backup key ${JSON.stringify(key)} is not on the backup claim of ${spec.tenantSubdomain}`)
-      const path = `${BACKUPS_PATH}/${key.slice(prefix.length)}`
+      const path = pathOnClaim(spec, key)
       const name = backupJobOf(Number(/backup-(\d+)\.tar$/.exec(key)?.[1] ?? 0), 'backup-rm')
-      await runJob(spec, name, {
+      await runJob({
         namespace: namespaceOf(spec.tenantSubdomain),
         name,
         labels: labels(spec, 'backup-removal'),

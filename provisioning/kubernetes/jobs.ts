@@ -7,7 +7,7 @@
  * A Job runs its pod once (`backoffLimit: 0`, `restartPolicy: Never`): the callers' own jobs
  * already retry, and a second pod would write over what the first one left half done.
  */
-import { BatchV1Api, CoreV1Api, type KubeConfig, type V1Job, type V1ResourceRequirements } from '@kubernetes/client-node'
+import { BatchV1Api, CoreV1Api, type KubeConfig, type V1Affinity, type V1Job, type V1ResourceRequirements } from '@kubernetes/client-node'
 import type { ApiCaller } from './api-call.ts'
 import { isNotFound, KubernetesApiError } from './api-errors.ts'
 
@@ -38,6 +38,8 @@ export interface JobSpec {
   activeDeadlineSeconds?: number
   /** The cluster deletes the finished Job (and its pods) after this long, if nobody did. */
   ttlSecondsAfterFinished?: number
+  /** Where the pod may be scheduled, e.g. on the node of the pod whose ReadWriteOnce claim it mounts too. */
+  affinity?: V1Affinity
 }
 
 export type JobOutcome =
@@ -85,6 +87,7 @@ export function jobManifest (spec: JobSpec): V1Job {
         metadata: { labels },
         spec: {
           restartPolicy: 'Never',
+          ...(spec.affinity === undefined ? {} : { affinity: spec.affinity }),
           containers: [{
             name: JOB_CONTAINER,
             image: spec.image,

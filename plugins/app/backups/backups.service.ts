@@ -143,9 +143,15 @@ export function createBackupsService (deps: BackupsServiceDeps) {
   }
 }
 
-/** 409: the archive lives on the tenant's backup volume in the cluster, which the control plane does not mount. */
-export function archiveInCluster (key: string): Error {
-  return BackupInCluster('The archive is kept in the cluster, on the tenant\'s backup volume, which the portal does not mount: it cannot be downloaded or restored through the portal yet', { location: key })
+/**
+ * 409: the archive lives on the tenant's backup volume in the cluster, which the control plane does
+ * not mount: it can be restored only by the backend's Job there, and not downloaded.
+ */
+export function archiveInCluster (key: string, asked: 'download' | 'restore' = 'download'): Error {
+  const why = asked === 'download'
+    ? 'it cannot be downloaded through the portal; restoring it runs in the cluster'
+    : 'it is restored by a Job there, and the backend that runs it is not configured here'
+  return BackupInCluster(`The archive is kept in the cluster, on the tenant's backup volume, which the portal does not mount: ${why}`, { location: key })
 }
 
 export type BackupsService = ReturnType<typeof createBackupsService>

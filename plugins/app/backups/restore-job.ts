@@ -1,5 +1,6 @@
 /**
- * The restore-in-place job. The archive is unpacked and every part checked
+ * The restore job, in place or into a new instance (provisioned first, like any other).
+ * The archive is unpacked and every part checked
  * against the manifest before the instance is touched; then the instance is
  * stopped, the backup loaded with pg_restore into a fresh database beside the
  * instance's, its filestore unpacked beside the live one and swapped in, and
@@ -8,6 +9,10 @@
  * do not survive a successful one), and the instance started again. Idempotent:
  * it works only while the instance is `restoring`, and each step converges when
  * run again. The last failed attempt puts the instance in `error` with the reason.
+ *
+ * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore
+ * Job instead, while the instance is stopped, into the same staged database. A corrupt archive
+ * is not retried: nothing was loaded, so the instance is started again on its own data.
  */
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -15,7 +20,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
-import type { InstanceSpec, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import { ArchiveCorruptError, type InstanceSpec, type ObservedState, type ProvisioningBackend } from '../../../provisioning/backend.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
@@ -66,6 +71,19 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     await until(backend, spec, ['running'], 'running', signal)
   }
 
+  /** Starts the instance again after a restore that changed nothing; false when it does not run. */
+  async function startedAgain (instance: Instance, signal: AbortSignal): Promise<boolean> {
+    try {
+      const backend = deps.backends.get(instance.backend)
+      const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+      await backend.start(spec)
+      await until(backend, spec, ['running'], 'running', signal)
+      return true
+    } catch {
+      return false
+    }
+  }
+
   return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
@@ -79,26 +97,44 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     const record = (tx: EntityManager, type: string, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
-    try {
+    /** The instance made (when new) and stopped, `load` run, the instance started again. */
+    const stoppedFor = async (spec: InstanceSpec, load: () => Promise<void>): Promise<void> => {
       const backend = deps.backends.get(instance.backend)
-      const runner = runners.runnerOf(instance)
+      if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
+      await backend.stop(spec)
+      await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
+      await load()
+      await backend.start(spec)
+      await until(backend, spec, ['running'], 'running', job.signal)
+    }
+    try {
       const pgMajor = await runners.serverMajor()
-      const scratch = await store.scratch(`restore-${backup.id}`)
-      try {
-        await readArchive(store.localPath(backup.archiveKey), scratch.dir)
+      const cluster = runners.clusterRunnerOf(instance)
+      const key = backup.archiveKey
+      if (cluster !== undefined) {
+        // The archive is on a volume only the cluster mounts: a Job there checks and loads it.
         const spec = await instanceSpec(instance, databases, deps.instancesDomain)
-        if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
-        await backend.stop(spec)
-        await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
-        // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
-        const staged = await databases.stage(instance.uid)
-        await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
-        await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
-        await databases.promote(instance.uid)
-        await backend.start(spec)
-        await until(backend, spec, ['running'], 'running', job.signal)
-      } finally {
-        await scratch.done()
+        await stoppedFor(spec, async () => {
+          const staged = await databases.stage(instance.uid)
+          await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name })
+          await databases.promote(instance.uid)
+        })
+      } else {
+        const runner = runners.runnerOf(instance)
+        const scratch = await store.scratch(`restore-${backup.id}`)
+        try {
+          await readArchive(store.localPath(key), scratch.dir)
+          const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+          await stoppedFor(spec, async () => {
+            // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
+            const staged = await databases.stage(instance.uid)
+            await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
+            await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
+            await databases.promote(instance.uid)
+          })
+        } finally {
+          await scratch.done()
+        }
       }
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
@@ -108,9 +144,20 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       })
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
-      const last = job.retryCount >= job.retryLimit
+      // A corrupt archive stays corrupt: no retry. Nothing was loaded, so the instance serves its own data again.
+      const corrupt = error instanceof ArchiveCorruptError
+      const last = corrupt || job.retryCount >= job.retryLimit
       jobLog.warn({ err: error, backupId, attempt: job.retryCount + 1, last }, 'Restore attempt failed')
       if (!last) throw error
+      if (corrupt && !asNew && await startedAgain(instance, job.signal)) {
+        await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
+          const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running', message: `Restore from backup #${backup.id} refused: ${message}` })
+          if (moved === undefined) return
+          record(tx, 'backup.restore_failed', `Restore of ${instance.name} from backup #${backup.id} failed: ${message}`)
+          await tx.flush()
+        })
+        return
+      }
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'error', message: `Restore from backup #${backup.id} failed: ${message}` })
         if (moved === undefined) return

@@ -41,16 +41,21 @@ export type RestoreOutcome = { backup: BackupView, instance_id: number, instance
 export function createRestoreService (deps: RestoreServiceDeps) {
   const { jobs, activity, transitions, runners, store } = deps
 
-  /** A completed backup whose archive is in the store. */
-  function restorable (backup: Backup): string {
+  /** A completed backup whose archive is in the store, or in the cluster of a backend that restores there. */
+  function restorable (backup: Backup, instance: Instance): string {
     if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be restored`, { state: backup.state })
-    if (!inStore(backup.archiveKey)) throw archiveInCluster(backup.archiveKey)
+    if (!inStore(backup.archiveKey) && runners.clusterRunnerOf(instance) === undefined) throw archiveInCluster(backup.archiveKey, 'restore')
     return backup.archiveKey
   }
 
-  /** The archive has its recorded size and SHA-256 (422 BACKUP_CORRUPT otherwise). */
-  async function verified (backup: Backup): Promise<void> {
-    const found = await hashFile(store.localPath(restorable(backup))).catch(() => undefined)
+  /**
+   * The archive has its recorded size and SHA-256 (422 BACKUP_CORRUPT otherwise). An archive in
+   * the cluster is checked there, by the restore Job, before it changes anything.
+   */
+  async function verified (backup: Backup, instance: Instance): Promise<void> {
+    const key = restorable(backup, instance)
+    if (!inStore(key)) return
+    const found = await hashFile(store.localPath(key)).catch(() => undefined)
     if (found === undefined || found.sha256 !== backup.archiveSha256 || found.bytes !== backup.sizeBytes) {
       throw BackupCorrupt(found === undefined
         ? 'The backup\'s archive is missing from the backup store'
@@ -60,9 +65,9 @@ export function createRestoreService (deps: RestoreServiceDeps) {
 
   /** A new instance (a plan slot, 409/403 like create) made from the backup by the restore job. */
   async function restoreAsNew (em: EntityManager, actor: Actor, source: Instance, backup: Backup, request: { name: string, subdomain: string }): Promise<RestoreOutcome> {
-    restorable(backup)
+    restorable(backup, source)
     await runners.ready(source)
-    await verified(backup)
+    await verified(backup, source)
     const created = await deps.instances.createFor(em, actor, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
       activity.record(tx, actor, { type: 'backup.restore_requested', title: `New instance ${instance.name} from backup #${backup.id} of ${source.name} requested`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
       await tx.flush()
@@ -84,12 +89,12 @@ export function createRestoreService (deps: RestoreServiceDeps) {
       if (request.confirm !== instance.subdomain) {
         throw BackupConfirmationMismatch(`confirm must be the instance's subdomain "${instance.subdomain}": the restore replaces its database and filestore`, { field: 'confirm' })
       }
-      restorable(backup)
+      restorable(backup, instance)
       if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: wait until that finishes, then restore`, { state: instance.state })
       const active = await em.count(Backup, { instance: instanceId, state: { $in: [...ACTIVE_BACKUP_STATES] } })
       if (active > 0) throw BackupInProgress('A backup of this instance is under way: restore once it has finished')
       await runners.ready(instance)
-      await verified(backup)
+      await verified(backup, instance)
       const moved = await em.transactional(async (tx) => {
         const done = await transitions.moveIf(tx, actor, instanceId, STEADY_STATES, { to: 'restoring', title: `Instance ${instance.name} is being restored from backup #${backup.id}` })
         if (done === undefined) return undefined

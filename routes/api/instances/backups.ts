@@ -58,7 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Download a backup\'s archive',
       description: 'Streams the archive (a tar: manifest.json, database.dump, filestore.tar) with `Content-Length` and `Content-Disposition`. ' +
         'Send `Range: bytes=<start>-` to resume: 206 with `Content-Range`; 416 for a range outside the archive. Compare the SHA-256 of the whole file with the backup\'s `sha256`. ' +
-        '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed.',
+        '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept on a Kubernetes tenant\'s backup volume, which the portal does not mount (restore it instead: that runs in the cluster).',
       params: BackupParams,
       headers: DownloadHeaders,
       produces: ['application/x-tar', 'application/json'],
@@ -150,7 +150,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`{mode: "new", name, subdomain}` makes a new instance from the backup: it takes one of the plan\'s instance slots, like creating one ' +
         '(402 `PLAN_INSTANCE_LIMIT_REACHED`, 409 `SUBDOMAIN_TAKEN` / `SUBDOMAIN_RESERVED`, 400 `INSTANCE_INPUT_INVALID`), is created in `restoring`, provisioned, filled with the backup\'s database and filestore, and started; `instance_id` is the new instance. ' +
         'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
-        'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
+        'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed; an archive kept in a Kubernetes cluster is checked there by the restore Job, and a mismatch leaves the instance on its own data, started again, with the reason in its `status_message`); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
         'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +
         '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
       params: BackupParams,

@@ -41,6 +41,29 @@ t.test('a backup is a Job in the tenant namespace: BACKUP_IMAGE, the database Se
   t.same(kube.internalErrors, [])
 })
 
+t.test('the backup pod is bound to the node of the instance\'s pod, which holds its ReadWriteOnce data claim; a stopped instance\'s is not', async (t) => {
+  const { kube, backend } = await ready(t)
+  const spec = instanceSpec()
+  await waitFor(async () => kube.list('Pod', NS).some((p) => p.metadata?.labels?.['app.kubernetes.io/instance'] === 'shop'))
+  const running = backend.clusterBackups.archive(spec, 15, { backupId: 11, manifest })
+  const job = await waitFor(async () => kube.get('Job', NS, 'erp-backup-11'))
+  t.same(job.spec.template.spec.affinity, {
+    podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'erp', 'app.kubernetes.io/instance': 'shop' } }, topologyKey: 'kubernetes.io/hostname' }] }
+  })
+  kube.setPodLogs(NS, 'erp-backup-11', `${RESULT_MARK} 1 ${SHA}\n`)
+  kube.completeJob(NS, 'erp-backup-11')
+  await running
+
+  await backend.stop(spec)
+  await waitFor(async () => !kube.list('Pod', NS).some((p) => p.metadata?.labels?.['app.kubernetes.io/instance'] === 'shop'))
+  const stopped = backend.clusterBackups.archive(spec, 15, { backupId: 12, manifest })
+  const second = await waitFor(async () => kube.get('Job', NS, 'erp-backup-12'))
+  t.equal(second.spec.template.spec.affinity, undefined, 'no pod holds the claim: a required affinity to none would never schedule')
+  kube.setPodLogs(NS, 'erp-backup-12', `${RESULT_MARK} 1 ${SHA}\n`)
+  kube.completeJob(NS, 'erp-backup-12')
+  await stopped
+})
+
 t.test('a failed Job fails the backup with the end of its log; the next attempt starts a fresh Job', async (t) => {
   const { kube, backend } = await ready(t)
   const spec = instanceSpec()

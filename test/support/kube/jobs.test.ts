@@ -101,7 +101,7 @@ t.test('deletion: orphans the pods by default (batch/v1), takes them with Backgr
   t.same(kube.internalErrors, [])
 })
 
-t.test('validation: restartPolicy Always, a bad backoffLimit, an immutable template', async (t) => {
+t.test('validation: restartPolicy Always, a bad backoffLimit, a pod affinity without topology key, an immutable template', async (t) => {
   const { batch } = await start(t)
   const always = job('bad')
   always.spec!.template.spec!.restartPolicy = 'Always'
@@ -112,6 +112,12 @@ t.test('validation: restartPolicy Always, a bad backoffLimit, an immutable templ
   const noImage = job('noimage')
   delete (noImage.spec!.template.spec!.containers[0] as { image?: string }).image
   t.match(await rejection(batch.createNamespacedJob({ namespace: NS, body: noImage })), { code: 422, details: { causes: [{ field: 'spec.template.spec.containers[0].image' }] } })
+
+  const noTopology = job('notopology')
+  noTopology.spec!.template.spec!.affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'erp' } }, topologyKey: '' }] } }
+  t.match(await rejection(batch.createNamespacedJob({ namespace: NS, body: noTopology })), {
+    code: 422, details: { causes: [{ field: 'spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey', message: 'Required value: can not be empty' }] }
+  })
 
   await batch.createNamespacedJob({ namespace: NS, body: job('fixed') })
   const created = await batch.readNamespacedJob({ name: 'fixed', namespace: NS }) // the controller has written its status since

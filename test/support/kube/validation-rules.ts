@@ -14,6 +14,17 @@ const validPort = (p: unknown): boolean => typeof p === 'number' && Number.isInt
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/
 
+/** Required pod (anti-)affinity terms: a topology key, and a label selector with valid labels. */
+function podAffinityCauses (affinity: JsonObject, at: string): StatusCause[] {
+  const field = `${at}.requiredDuringSchedulingIgnoredDuringExecution`
+  return asArray(affinity.requiredDuringSchedulingIgnoredDuringExecution).flatMap((t, i) => {
+    const term = asObject(t)
+    const causes: StatusCause[] = labelCauses(`${field}[${i}].labelSelector.matchLabels`, asObject(term.labelSelector).matchLabels)
+    if (typeof term.topologyKey !== 'string' || term.topologyKey === '') causes.push(required(`${field}[${i}].topologyKey`, 'can not be empty'))
+    return causes
+  })
+}
+
 function podSpecCauses (spec: JsonObject, at: string, restartPolicies = ['Always']): StatusCause[] {
   const causes: StatusCause[] = []
   const volumes = asArray(spec.volumes).map((v) => asObject(v).name)
@@ -43,6 +54,7 @@ function podSpecCauses (spec: JsonObject, at: string, restartPolicies = ['Always
       if (!volumes.includes(name ?? null)) causes.push(notFoundField(`${field}.volumeMounts[${j}].name`, name))
     })
   })
+  causes.push(...podAffinityCauses(asObject(asObject(spec.affinity).podAffinity), `${at}.affinity.podAffinity`))
   if (spec.restartPolicy !== undefined && !restartPolicies.includes(String(spec.restartPolicy))) causes.push({ reason: 'FieldValueNotSupported', field: `${at}.restartPolicy`, message: `Unsupported value: ${JSON.stringify(spec.restartPolicy)}: supported values: ${restartPolicies.map((p) => JSON.stringify(p)).join(', ')}` })
   return causes
 }

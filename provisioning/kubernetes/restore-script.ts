@@ -1,0 +1,60 @@
+/**
+ * The restore Job's script: loads an archive the backup Job made (manifest.json, database.dump,
+ * filestore.tar with entries under data/) from the backup claim, mounted read-only at
+ * /backups, into a staged database and the instance's data claim, mounted at /data.
+ *
+ * Nothing is changed before the whole archive matches its recorded SHA-256 and every part the
+ * SHA-256 its manifest names: a mismatch ends the script with a `corrupt` result line. The dump
+ * goes into RESTORE_DATABASE (a fresh database the control plane made beside the instance's, and
+ * puts in its place once the Job succeeded) with the Docker path's pg_restore flags; the
+ * filestore is unpacked into a hidden folder on the claim, then swapped in, so a failed unpack
+ * leaves the old files where they were. Parts are read straight out of the archive (tar -O): the
+ * data claim needs room for one extra filestore, not for a copy of the archive.
+ *
+ * Run again after a crash it converges: the staged folders of the earlier attempt are removed first.
+ * Environment: ARCHIVE, EXPECTED_SHA256, RESTORE_DATABASE, and the instance's database Secret
+ * (HOST, PORT, USER, PASSWORD: the staged database belongs to the instance's role).
+ */
+
+export const RESTORE_MARK = 'ERP-RESTORE-RESULT'
+export const DATA_PATH = '/data'
+const STAGED = `${DATA_PATH}/.restore-new`
+const OLD = `${DATA_PATH}/.restore-old`
+
+export const RESTORE_SCRIPT = `set -eu
+export PGHOST="$HOST" PGPORT="$PORT" PGUSER="$USER" PGPASSWORD="$PASSWORD"
+corrupt () { echo "${RESTORE_MARK} corrupt $1"; exit 3; }
+[ -f "$ARCHIVE" ] || corrupt "the archive $ARCHIVE is missing from the backup claim"
+found=$(sha256sum "$ARCHIVE" | cut -d' ' -f1)
+[ "$found" = "$EXPECTED_SHA256" ] || corrupt "the archive's SHA-256 is $found, the backup recorded $EXPECTED_SHA256"
+manifest=$(tar -xOf "$ARCHIVE" manifest.json | tr -d ' \\n') || corrupt "the archive holds no manifest.json"
+for part in database.dump filestore.tar; do
+  want=$(printf '%s' "$manifest" | grep -o "\\"name\\":\\"$part\\"[^}]*" | grep -o '[0-9a-f]\\{64\\}' || true)
+  got=$(tar -xOf "$ARCHIVE" "$part" | sha256sum | cut -d' ' -f1)
+  [ -n "$want" ] && [ "$got" = "$want" ] || corrupt "$part has SHA-256 $got, the manifest says \${want:-nothing}"
+done
+echo "archive verified; loading the database"
+tar -xOf "$ARCHIVE" database.dump | pg_restore --clean --if-exists --no-owner --no-privileges --single-transaction --exit-on-error --dbname "$RESTORE_DATABASE"
+echo "database loaded; unpacking the filestore"
+rm -rf "${STAGED}" "${OLD}"
+mkdir -p "${STAGED}/data" "${OLD}"
+tar -xOf "$ARCHIVE" filestore.tar | tar -C "${STAGED}" -xf -
+for entry in ${DATA_PATH}/* ${DATA_PATH}/.[!.]* ${DATA_PATH}/..?*; do
+  case "$entry" in "${STAGED}"|"${OLD}") continue ;; esac
+  if [ -e "$entry" ] || [ -L "$entry" ]; then mv "$entry" "${OLD}/"; fi
+done
+for entry in "${STAGED}"/data/* "${STAGED}"/data/.[!.]* "${STAGED}"/data/..?*; do
+  if [ -e "$entry" ] || [ -L "$entry" ]; then mv "$entry" ${DATA_PATH}/; fi
+done
+rm -rf "${STAGED}" "${OLD}"
+echo "${RESTORE_MARK} ok"
+`
+
+export type RestoreResult = { state: 'ok' } | { state: 'corrupt', message: string }
+
+/** The script's last result line, or undefined when it printed none. */
+export function parseRestoreResult (log: string): RestoreResult | undefined {
+  const match = new RegExp(`^${RESTORE_MARK} (ok|corrupt (.+))$`, 'm').exec(log)
+  if (match === null) return undefined
+  return match[1] === 'ok' ? { state: 'ok' } : { state: 'corrupt', message: match[2] ?? '' }
+}

@@ -1,0 +1,104 @@
+/**
+ * Restores of Kubernetes archives through the whole app, on the fake API server and the real
+ * PostgreSQL: the instance scaled to 0, the restore Job, and the instance and its database
+ * following the Job's end. The Job's script itself is run for real in
+ * test/provisioning/kubernetes/restore-script-docker.test.ts.
+ */
+import t, { type Test } from 'tap'
+import { bearer } from '../../../support/accounts.ts'
+import { uniqueSubdomain, waitForState } from '../../../support/instances.ts'
+import { instanceUid } from '../../../support/instance-rows.ts'
+import { onInstanceDatabase } from '../../../support/backups.ts'
+import { waitFor } from '../../../support/kube/client-helpers.ts'
+import { ARCHIVE_SHA, completedBackup, kubeApp } from '../../../support/kube-backups.ts'
+import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
+import { RESTORE_MARK, RESTORE_SCRIPT } from '../../../../provisioning/kubernetes/restore-script.ts'
+
+const slow = { timeoutMs: 20_000, intervalMs: 50 }
+
+/** A restore in place under way: the instance scaled to 0 and the restore Job created. */
+async function restoring (t: Test) {
+  const context = await kubeApp(t)
+  const { kube, app, admin, id, subdomain, namespace, databaseUrl } = context
+  const uid = await instanceUid(app, id)
+  // What only the instance's current database holds: gone once the restored one takes its place.
+  await onInstanceDatabase(databaseUrl, uid, (db) => db.query('CREATE TABLE made_after_backup (x int)'))
+  const hasMarker = () => onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query("SELECT 1 FROM pg_tables WHERE tablename = 'made_after_backup'")).rowCount === 1)
+  const backupId = await completedBackup(context, id)
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${backupId}/restore`, headers: bearer(admin.token), payload: { mode: 'replace', confirm: subdomain } })
+  t.equal(restore.statusCode, 202, restore.body)
+  t.equal(restore.json().instance_state, 'restoring')
+  const jobName = `erp-restore-${backupId}-${uid.slice(0, 8)}`
+  const job = await waitFor(async () => kube.get('Job', namespace, jobName), slow)
+  t.equal(kube.get('Deployment', namespace, `erp-${subdomain}`)?.spec?.replicas, 0, 'the instance is scaled to 0 before the Job runs')
+  t.equal((await waitForState(app, admin.token, id, ['restoring'])).state, 'restoring')
+  const activities = async () => (await app.sql<{ type: string, title: string }>({ text: "SELECT type, title FROM activities WHERE target_type = 'backup' AND target_id = $1 ORDER BY id", values: [String(backupId)] }))
+  const instance = async () => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
+  return { ...context, uid, backupId, jobName, job, hasMarker, activities, instance }
+}
+
+t.test('in place: the Job loads the archive into the staged database, which takes the instance\'s place; the instance runs again', async (t) => {
+  const { kube, app, admin, id, subdomain, namespace, uid, job, jobName, hasMarker, activities, databaseUrl } = await restoring(t)
+  const container = job.spec.template.spec.containers[0]
+  t.equal(container.image, 'registry.example/erp-backup:15')
+  t.same(container.command, ['sh', '-c', RESTORE_SCRIPT])
+  t.same(container.envFrom, [{ secretRef: { name: `erp-${subdomain}-db` } }])
+  t.match(container.env, [{ name: 'ARCHIVE', value: `/backups/${uid}/` }, { name: 'EXPECTED_SHA256', value: ARCHIVE_SHA }, { name: 'RESTORE_DATABASE', value: `${erpDatabaseNames(uid).database}_restore` }])
+  t.same(job.spec.template.spec.volumes.map((v: any) => v.persistentVolumeClaim), [{ claimName: `backups-${admin.subdomain}`, readOnly: true }, { claimName: `erp-${subdomain}-data`, readOnly: false }])
+  t.ok(await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${erpDatabaseNames(uid).database}_restore`])).rowCount === 1), 'the staged database the Job loads into exists')
+  t.ok(await hasMarker(), 'the instance\'s own database is untouched while the Job runs')
+
+  kube.setPodLogs(namespace, jobName, `archive verified; loading the database\n${RESTORE_MARK} ok\n`)
+  kube.completeJob(namespace, jobName)
+  await waitForState(app, admin.token, id, ['running'], 20_000)
+  t.equal(kube.get('Deployment', namespace, `erp-${subdomain}`)?.spec?.replicas, 1, 'scaled back')
+  t.notOk(await hasMarker(), 'the staged database took the instance\'s place')
+  t.same((await activities()).map((a) => a.type), ['backup.requested', 'backup.completed', 'backup.restore_requested', 'backup.restored'])
+  t.equal(kube.get('Job', namespace, jobName), undefined, 'the Job is cleaned up')
+})
+
+t.test('a corrupt archive changes nothing: the instance runs again on its own data, the reason recorded', async (t) => {
+  const { kube, app, admin, id, namespace, jobName, hasMarker, activities, instance } = await restoring(t)
+  kube.setPodLogs(namespace, jobName, `${RESTORE_MARK} corrupt database.dump has SHA-256 ${'e'.repeat(64)}, the manifest says ${'f'.repeat(64)}\n`)
+  kube.failJob(namespace, jobName, { exitCode: 3 })
+  await waitFor(async () => (await activities()).some((a) => a.type === 'backup.restore_failed'), slow)
+  t.equal((await waitForState(app, admin.token, id, ['running'], 20_000)).state, 'running')
+  t.ok(await hasMarker(), 'the instance\'s database is the one it had')
+  t.match((await activities()).at(-1)?.title, /failed: The backup's archive is corrupt: database\.dump has SHA-256 e{64}, the manifest says f{64}; nothing was changed/)
+  t.match((await instance()).status_message, /refused: The backup's archive is corrupt/)
+})
+
+t.test('a failed Job puts the instance in error with the Job\'s last log line; its database is the one it had', async (t) => {
+  const { kube, app, admin, id, namespace, jobName, hasMarker, activities, instance } = await restoring(t)
+  kube.setPodLogs(namespace, jobName, 'archive verified; loading the database\npg_restore: error: could not execute query: ERROR:  disk full\n')
+  kube.failJob(namespace, jobName)
+  t.equal((await waitForState(app, admin.token, id, ['error'], 20_000)).state, 'error')
+  t.match((await instance()).status_message, /The restore Job failed: pg_restore: error: could not execute query: ERROR: {2}disk full/)
+  t.ok(await hasMarker())
+  t.same((await activities()).map((a) => a.type).slice(-1), ['backup.restore_failed'])
+})
+
+t.test('as a new instance (of a deleted one): it is provisioned first, then the same Job targets its claim and database', async (t) => {
+  const context = await kubeApp(t)
+  const { kube, app, admin, id, namespace } = context
+  const backupId = await completedBackup(context, id)
+  // Deleted first: the tenant quota without a subscription holds one instance.
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) })).statusCode, 202)
+  await waitForState(app, admin.token, id, ['deleted'], 20_000)
+  const copy = uniqueSubdomain('kc')
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${backupId}/restore`, headers: bearer(admin.token), payload: { mode: 'new', name: 'Copy', subdomain: copy } })
+  t.equal(restore.statusCode, 202, restore.body)
+  const copyId: number = restore.json().instance_id
+  const uid = await instanceUid(app, copyId)
+  const jobName = `erp-restore-${backupId}-${uid.slice(0, 8)}`
+  const job = await waitFor(async () => kube.get('Job', namespace, jobName), slow)
+  t.same(job.spec.template.spec.volumes.map((v: any) => v.persistentVolumeClaim.claimName), [`backups-${admin.subdomain}`, `erp-${copy}-data`])
+  t.same(job.spec.template.spec.containers[0].envFrom, [{ secretRef: { name: `erp-${copy}-db` } }])
+  t.equal(kube.get('Deployment', namespace, `erp-${copy}`)?.spec?.replicas, 0, 'provisioned, then scaled to 0 for the Job')
+  t.equal(kube.get('Job', namespace, `erp-${copy}-init`), undefined, 'no first-start initialisation: the database comes from the backup')
+  kube.setPodLogs(namespace, jobName, `${RESTORE_MARK} ok\n`)
+  kube.completeJob(namespace, jobName)
+  t.equal((await waitForState(app, admin.token, copyId, ['running'], 20_000)).state, 'running')
+  const types = await app.sql<{ type: string }>({ text: "SELECT type FROM activities WHERE instance_id = $1 AND target_type = 'backup' ORDER BY id", values: [copyId] })
+  t.same(types.map((a) => a.type), ['backup.restore_requested', 'backup.restored'])
+})
