@@ -29,7 +29,7 @@ import type { Test, TestOpts } from 'tap'
 import { demuxFrames } from '../../../provisioning/docker/logs.ts'
 
 export const BUILD_SCRIPT = fileURLToPath(new URL('./build-test-image.sh', import.meta.url))
-export const DEFAULT_TEST_IMAGE = 'erp-test-image:1'
+export const DEFAULT_TEST_IMAGE = 'erp-test-image:2'
 /** The port the test image's httpd listens on (the ERP's HTTP port) unless HTTP_PORT says otherwise. */
 export const TEST_IMAGE_PORT = 8069
 /** What the test image prints first: `${TEST_IMAGE_START_LINE} ${port}`. */
@@ -157,7 +157,7 @@ export function newTestRun (): TestRun {
 let image: Promise<string> | undefined
 
 /**
- * The test image's tag: $ERP_TEST_IMAGE, else erp-test-image:1, brought up to date once per
+ * The test image's tag: $ERP_TEST_IMAGE, else erp-test-image:2, brought up to date once per
  * process by build-test-image.sh (which does nothing when the tag already has this checkout's
  * content): the image's behaviour is part of what the tests assume, and an engine shared with
  * another checkout may hold another version under the same tag.
