@@ -21,7 +21,8 @@
 #     object.execute_kw res.users write of uid 2's password. As strict as Odoo there: a database
 #     knows admin/admin until that write, then only the written password (kept per database under
 #     $ERP_DATA_DIR, default /var/lib/odoo, the instance's data volume, so it survives restarts);
-#     any other model or method answers a fault;
+#     any other model or method answers a fault; with a file `erp-test-image/not-answering` there,
+#     /jsonrpc answers 502 with an HTML page instead (an ERP that does not answer);
 #   - on SIGTERM or SIGINT prints "erp-test-image: TERM received, stopping" (or INT) and
 #     "erp-test-image: stopped", and exits 0 at once (`docker stop` does not need its timeout);
 #   - if the server dies, prints "erp-test-image: httpd exited with status <n>" and exits with it;
@@ -162,13 +163,15 @@ case "$method $path" in
   *) reply '404 Not Found' text/plain 'not found'; exit 0 ;;
 esac
 body=$(head -c "$length")
+store="${ERP_DATA_DIR:-/var/lib/odoo}/erp-test-image"
+# A test puts this file on the data volume for an ERP that answers no JSON-RPC (a proxy's error page).
+if [ -e "$store/not-answering" ]; then reply '502 Bad Gateway' text/html '<html><body>502 Bad Gateway</body></html>'; exit 0; fi
 field() { expr "$body" : "$1"; }
 id=$(field '.*"id":\([0-9]*\)') || id=null
 service=$(field '.*"service":"\([a-z]*\)"')
 call=$(field '.*"params":{[^}]*"method":"\([a-z_]*\)"')
 db=$(field '.*"args":\["\([A-Za-z0-9_.-]*\)"')
 [ -n "$db" ] || { unsupported "A call without a database"; exit 0; }
-store="${ERP_DATA_DIR:-/var/lib/odoo}/erp-test-image"
 mkdir -p "$store"
 stored=admin
 [ -f "$store/$db" ] && stored=$(cat "$store/$db")
