@@ -14,7 +14,7 @@ const contract = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-ap
   initialDatabase: { adminUid: number, adminLogin: string, adminPassword: string }
 }
 
-export interface ErpCall { namespace: string, service: string, call: string, args: unknown[] }
+export interface ErpCall { namespace: string, service: string, call: string, args: unknown[], at: Date }
 
 export interface ErpAnswer { code: number, body: unknown, contentType: string }
 
@@ -42,7 +42,7 @@ export class ErpDoubles {
     const request = JSON.parse(raw) as { id?: unknown, params?: { service?: string, method?: string, args?: unknown[] } }
     const call = `${request.params?.service ?? ''}.${request.params?.method ?? ''}`
     const args = request.params?.args ?? []
-    this.calls.push({ namespace, service, call, args })
+    this.calls.push({ namespace, service, call, args, at: new Date() })
     const reply = (result: unknown): ErpAnswer => ({ code: 200, body: { jsonrpc: '2.0', id: request.id ?? null, result }, contentType: 'application/json' })
     const fault = (kind: string, fill: Record<string, string> = {}): ErpAnswer => {
       let message = contract.fault[kind]?.message ?? kind
