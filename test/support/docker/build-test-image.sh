@@ -15,8 +15,9 @@
 #
 # The container:
 #   - prints "erp-test-image: starting httpd on port <port>" to stdout, then serves HTTP with
-#     busybox nc running /serve.sh per connection: GET /healthz answers "ok", GET / the index page,
-#     and POST /jsonrpc the part of Odoo's external API the service calls before it reports an
+#     busybox nc running /serve.sh per connection, logging each request to stderr
+#     ("<method> <path> response:<code>"): GET serves the files under /www (/index.html, /healthz
+#     answering "ok"), and POST /jsonrpc the part of Odoo's external API the service calls before it reports an
 #     instance running (test/support/erp-double/odoo-external-api.json): common.authenticate and
 #     object.execute_kw res.users write of uid 2's password. As strict as Odoo there: a database
 #     knows admin/admin until that write, then only the written password (kept per database under
@@ -146,8 +147,11 @@ while read -r header; do
   [ -z "$header" ] && break
   case "$header" in [Cc]ontent-[Ll]ength:*) length="${header#*:}"; length="${length# }" ;; esac
 done
-echo "erp-test-image: $method $path" >&2
-reply() { printf 'HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' "$1" "$2" "${#3}" "$3"; }
+# Each request is logged to stderr, as busybox httpd -v did: `<method> <path> response:<code>`.
+reply() {
+  echo "erp-test-image: $method $path response:${1%% *}" >&2
+  printf 'HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %s\r\nConnection: close\r\n\r\n%s' "$1" "$2" "${#3}" "$3"
+}
 result() { reply '200 OK' application/json "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":$1}"; }
 access_denied() {
   reply '200 OK' application/json "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":200,\"message\":\"Odoo Server Error\",\"data\":{\"name\":\"odoo.exceptions.AccessDenied\",\"message\":\"Access Denied\",\"arguments\":[\"Access Denied\"],\"context\":{}}}}"
@@ -155,13 +159,18 @@ access_denied() {
 unsupported() {
   reply '200 OK' application/json "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":200,\"message\":\"Odoo Server Error\",\"data\":{\"name\":\"builtins.AttributeError\",\"message\":\"$1 is not served by the stand-in ERP\",\"arguments\":[],\"context\":{}}}}"
 }
-case "$method $path" in
-  'GET /healthz') reply '200 OK' text/plain 'ok
-'; exit 0 ;;
-  'GET /' | 'GET /index.html') reply '200 OK' text/html "$(cat /www/index.html)"; exit 0 ;;
-  'POST /jsonrpc') ;;
-  *) reply '404 Not Found' text/plain 'not found'; exit 0 ;;
-esac
+if [ "$method" = GET ]; then
+  # Files under /www (a bind mount there included), byte for byte.
+  file="/www${path%%\?*}"
+  [ "$path" = / ] && file=/www/index.html
+  case "$path" in *..*) file=/nonexistent ;; esac
+  if [ ! -f "$file" ]; then reply '404 Not Found' text/plain 'not found'; exit 0; fi
+  echo "erp-test-image: GET $path response:200" >&2
+  printf 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %s\r\nConnection: close\r\n\r\n' "$(wc -c <"$file")"
+  cat "$file"
+  exit 0
+fi
+if [ "$method $path" != 'POST /jsonrpc' ]; then reply '404 Not Found' text/plain 'not found'; exit 0; fi
 body=$(head -c "$length")
 store="${ERP_DATA_DIR:-/var/lib/odoo}/erp-test-image"
 # A test puts this file on the data volume for an ERP that answers no JSON-RPC (a proxy's error page).

@@ -18,7 +18,8 @@
  * "# DOCKER ENGINE NOT AVAILABLE: <n> docker tests did not run" line.
  *
  * The test image (test/support/docker/build-test-image.sh) stands in for `odoo:{version}`:
- * busybox httpd serving /www (/healthz answers "ok") on $HTTP_PORT (default 8069), printing
+ * an HTTP server (busybox nc + sh) serving /www (/healthz answers "ok") and the administrator-password
+ * part of Odoo's JSON-RPC API on $HTTP_PORT (default 8069), printing
  * TEST_IMAGE_START_LINE to stdout and exiting 0 on SIGTERM.
  */
 import { execFile } from 'node:child_process'
