@@ -12,7 +12,8 @@ import { backupTestImage, inFilestore, onInstanceDatabase, waitForBackup } from 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
 
-const LIST_FILES = 'cd /data && find . -type f | sort | while read -r f; do echo "$f $(cat "$f")"; done'
+// Not the stand-in ERP's record of its administrator passwords (Odoo keeps them in the database).
+const LIST_FILES = 'cd /data && find . -type f -not -path "./erp-test-image/*" | sort | while read -r f; do echo "$f $(cat "$f")"; done'
 
 docker.test('a restore as a new instance makes a second instance holding the backup\'s rows and files, and leaves the first as it is', async (t) => {
   const backupDir = mkdtempSync(join(tmpdir(), 'backups-restore-new-'))
