@@ -43,7 +43,7 @@ if ! docker_ok; then
   echo "--- dockerd answered in $(ms_since "$dockerd_started") ms"
 fi
 image_started=$(date +%s%N)
-ERP_TEST_IMAGE="$(bash test/support/docker/build-test-image.sh erp-test-image:1)" || docker_fail "building the test image failed"
+ERP_TEST_IMAGE="$(bash test/support/docker/build-test-image.sh erp-test-image:2)" || docker_fail "building the test image failed"
 export ERP_TEST_IMAGE
 export DOCKER_TESTS=required # no engine now = the Docker tests fail, not skip
 echo "--- Docker $(docker info --format '{{.ServerVersion}}'), test image $ERP_TEST_IMAGE ($(ms_since "$image_started") ms); whole Docker step $(ms_since "$docker_started") ms"

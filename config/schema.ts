@@ -194,7 +194,14 @@ export const ENV_SECTIONS = {
     KUBE_ADDONS_STORAGE_CLASS: Type.Optional(Type.String(kubeName('Storage class of each tenant\'s addons claim, which must offer ReadWriteMany. Default KUBE_STORAGE_CLASS.', 'nfs-client'))),
     KUBE_ADDONS_STORAGE_GB: Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Size of each tenant\'s addons claim, in GiB.' }),
     KUBE_BACKUP_STORAGE_GB: Type.Integer({ minimum: 1, maximum: 10000, default: 20, description: 'Size of each tenant\'s backup claim (`backups-<tenant>`), where backup Jobs write the archives of its instances, in GiB. It counts against the tenant\'s storage quota.' }),
-    KUBE_FS_GROUP: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 101, description: 'Pod fsGroup, so the image\'s user can write the data volume (the Odoo image\'s group is 101).' })
+    KUBE_FS_GROUP: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 101, description: 'Pod fsGroup, so the image\'s user can write the data volume (the Odoo image\'s group is 101).' }),
+    KUBE_ERP_ACCESS: Type.Union(['auto', 'service-dns', 'api-proxy'].map((access) => Type.Literal(access)), {
+      default: 'auto',
+      description: 'How the portal reaches an instance\'s ERP (to replace its default administrator password before reporting it running, and for its users and modules). ' +
+        'service-dns: the Service\'s cluster DNS name (the portal runs in the cluster). api-proxy: the API server\'s Service proxy, with the kubeconfig\'s credentials ' +
+        '(the portal runs outside the cluster; its account needs create on services/proxy). auto: api-proxy when KUBECONFIG is set, else service-dns.',
+      examples: ['api-proxy']
+    })
   },
   'Background jobs': {
     JOB_WORKERS: Type.Boolean({ default: true, description: 'Run job workers in this process (pg-boss, on the service database).' }),

@@ -7,6 +7,7 @@
  * replicas), so "already there" and "already gone" are successes, not errors.
  */
 
+import type { RpcFetch } from './erp/odoo-rpc.ts'
 import type { ErpServerSetup } from './erp/server-config.ts'
 
 export type BackendName = 'docker' | 'kubernetes'
@@ -200,10 +201,14 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
 
   /**
    * Where the ERP's HTTP port answers on the backend's own network (Docker: the container's
-   * address on its network; Kubernetes: the Service's cluster DNS name), never the public URL.
+   * address on its network; Kubernetes: the Service's cluster DNS name, or the API server's proxy
+   * to that Service when the portal runs outside the cluster), never the public URL.
    * Undefined when the instance is not running there.
    */
   erpEndpoint?: (ref: InstanceRef) => Promise<string | undefined>
+
+  /** How requests to erpEndpoint are sent when plain `fetch` cannot (the Kubernetes API proxy needs the cluster's credentials). */
+  erpFetch?: RpcFetch
 
   /** The tenant-wide resources (namespace, quota, addons claim); Docker has none and does nothing. */
   ensureTenant?: (tenantSubdomain: string, tenantId: string, quota: TenantQuota) => Promise<void>

@@ -69,6 +69,8 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         addonsStorageClass: config.KUBE_ADDONS_STORAGE_CLASS,
         addonsStorageGb: config.KUBE_ADDONS_STORAGE_GB,
         fsGroup: config.KUBE_FS_GROUP,
+        // Outside the cluster (a kubeconfig file), Service DNS names do not resolve.
+        erpAccess: config.KUBE_ERP_ACCESS === 'auto' ? (config.KUBECONFIG === undefined ? 'service-dns' : 'api-proxy') : config.KUBE_ERP_ACCESS,
         addonsMountPath: config.ERP_ADDONS_PATH,
         dataMountPath: config.ERP_DATA_PATH,
         healthPath: config.ERP_HEALTH_PATH,

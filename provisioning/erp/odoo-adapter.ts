@@ -48,15 +48,20 @@ export function createOdooAdapter (instance: OdooInstance) {
   return {
     /**
      * First contact: when the generated password already works, nothing to do; else log in with
-     * admin/admin and write the generated password on uid 2, then check that it took and that the
-     * default no longer answers. Safe to repeat after a failure at any step.
+     * admin/admin (or another password the database may hold: a restored one's) and write the
+     * generated password on uid 2, then check that it took and that the default no longer
+     * answers. Safe to repeat after a failure at any step.
      */
-    async setAdminPassword (): Promise<void> {
+    async setAdminPassword (formerPasswords: readonly string[] = []): Promise<void> {
       if (await authenticate(instance.adminPassword) === ODOO_ADMIN.uid) return
-      const uid = await authenticate(ODOO_ADMIN.defaultPassword)
-      if (uid !== ODOO_ADMIN.uid) throw new ErpFault('odoo.exceptions.AccessDenied', 'The instance accepts neither its generated administrator password nor the default one')
+      let current: string | undefined
+      for (const candidate of [ODOO_ADMIN.defaultPassword, ...formerPasswords]) {
+        if (await authenticate(candidate) === ODOO_ADMIN.uid) { current = candidate; break }
+      }
+      if (current === undefined) throw new ErpFault('odoo.exceptions.AccessDenied', 'The instance accepts neither its generated administrator password nor the default one')
+      const uid = ODOO_ADMIN.uid
       try {
-        await callOdoo(instance, 'object', 'execute_kw', [instance.database, uid, ODOO_ADMIN.defaultPassword, 'res.users', 'write', [[uid], { password: instance.adminPassword }]])
+        await callOdoo(instance, 'object', 'execute_kw', [instance.database, uid, current, 'res.users', 'write', [[uid], { password: instance.adminPassword }]])
       } catch (error) {
         // A concurrent first contact (the post-start job, a request) set it between our two calls.
         if (!(error instanceof ErpFault && error.accessDenied) || await authenticate(instance.adminPassword) !== ODOO_ADMIN.uid) throw error

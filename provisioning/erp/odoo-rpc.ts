@@ -21,10 +21,14 @@ export class ErpUnreachable extends Error {
   override name = 'ErpUnreachable'
 }
 
+/** How a request reaches the ERP; `fetch` unless the backend's path needs its own credentials (a Kubernetes API proxy). */
+export type RpcFetch = (url: URL, init: { method: 'POST', headers: Record<string, string>, body: string, signal: AbortSignal }) => Promise<Response>
+
 export interface RpcTarget {
-  /** `http://<address>:8069`, on the backend's network. */
+  /** `http://<address>:8069` on the backend's network, or a proxy URL ending where the ERP's paths begin. */
   endpoint: string
   timeoutMs: number
+  fetch?: RpcFetch
 }
 
 let nextId = 1
@@ -32,15 +36,18 @@ let nextId = 1
 export async function callOdoo (target: RpcTarget, service: 'common' | 'object' | 'db', method: string, args: unknown[]): Promise<unknown> {
   const id = nextId++
   let response: Response
+  const signal = AbortSignal.timeout(target.timeoutMs)
+  // Relative to the endpoint, so that a proxy URL's path is kept.
+  const url = new URL('jsonrpc', target.endpoint.endsWith('/') ? target.endpoint : `${target.endpoint}/`)
   try {
-    response = await fetch(new URL('/jsonrpc', target.endpoint), {
+    response = await (target.fetch ?? fetch)(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', method: 'call', params: { service, method, args }, id }),
-      signal: AbortSignal.timeout(target.timeoutMs)
+      signal
     })
   } catch (error) {
-    const timedOut = (error as Error).name === 'TimeoutError'
+    const timedOut = signal.aborted
     throw new ErpUnreachable(timedOut ? `The ERP did not answer within ${target.timeoutMs} ms` : `The ERP cannot be reached: ${(error as Error).message}`, { cause: error })
   }
   let body: { result?: unknown, error?: { message?: string, data?: { name?: string, message?: string } } }

@@ -8,7 +8,7 @@ import { createKubeApi } from './kube-api.ts'
 import { createKubernetesLogs } from './logs.ts'
 import { createKubernetesUsage } from './metrics.ts'
 import { createObserveOps } from './observe-ops.ts'
-import { ERP_PORT, namespaceOf, workloadOf } from './names.ts'
+import { erpUrl, kubeAuthenticatedFetch } from './erp-access.ts'
 import { resolveOptions, type KubernetesBackendOptions } from './options.ts'
 import { createTenantOps } from './tenant-ops.ts'
 
@@ -55,11 +55,12 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     },
     ...instances,
     ...observing,
-    /** The instance's Service by its cluster DNS name (the namespace-qualified `.svc` form), while its Deployment is available. */
+    /** The instance's Service (erp-access.ts), while its Deployment is available. */
     async erpEndpoint (ref) {
       if ((await observing.observe(ref)).state !== 'running') return undefined
-      return `http://${workloadOf(ref.subdomain)}.${namespaceOf(ref.tenantSubdomain)}.svc:${ERP_PORT}`
+      return erpUrl(options.erpAccess, server, ref)
     },
+    ...(options.erpAccess === 'api-proxy' ? { erpFetch: kubeAuthenticatedFetch(options.kubeConfig) } : {}),
     ...createKubernetesLogs(options.kubeConfig, call, api, options.callTimeoutMs),
     readUsage: createKubernetesUsage(options.kubeConfig, call, api),
     ensureTenant: tenants.ensureTenant,

@@ -1,4 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node'
+import type { KubeErpAccess } from './erp-access.ts'
 
 /** Plain options: the app maps its configuration (env names in brackets) onto these. */
 export interface KubernetesBackendOptions {
@@ -34,6 +35,8 @@ export interface KubernetesBackendOptions {
   backupTimeoutMs?: number
   /** How often a running backup Job is polled [default 2000]. */
   backupPollMs?: number
+  /** How the portal reaches an instance's ERP: the Service's cluster DNS name, or the API server's Service proxy [KUBE_ERP_ACCESS, default `service-dns`]. */
+  erpAccess?: KubeErpAccess
   /** Server-side apply field manager [default `erp-portal`]. */
   fieldManager?: string
   /** Bound on every API request, connection included [default 10000]. */
@@ -74,6 +77,7 @@ export function resolveOptions (options: KubernetesBackendOptions): ResolvedOpti
     backupStorageGb: options.backupStorageGb ?? 20,
     backupTimeoutMs: options.backupTimeoutMs ?? 6 * 3600_000,
     backupPollMs: options.backupPollMs ?? 2000,
+    erpAccess: options.erpAccess ?? 'service-dns',
     fieldManager: options.fieldManager ?? 'erp-portal',
     callTimeoutMs,
     retries: options.retries ?? 4,

@@ -10,39 +10,39 @@ import { bearer } from './accounts.ts'
 import { erpDatabaseNames } from '../../provisioning/erp-database.ts'
 
 /** The image template tests run instances with: the stand-in image, tagged once per ERP version. */
-export const TEST_IMAGE_TEMPLATE = 'erp-test-erp:{version}'
+export const TEST_IMAGE_TEMPLATE = 'erp-stand-in:{version}'
 export const TEST_ERP_VERSIONS = ['16.0', '17.0', '18.0']
 
-/** Tags the stand-in ERP image (test/support/docker) as `erp-test-erp:<version>` for every version. */
+/** Tags the stand-in ERP image (test/support/docker) as `erp-stand-in:<version>` for every version. */
 export async function tagTestImages (): Promise<void> {
   const source = dockerClient().getImage(await testImage())
-  for (const version of TEST_ERP_VERSIONS) await source.tag({ repo: 'erp-test-erp', tag: version })
+  for (const version of TEST_ERP_VERSIONS) await source.tag({ repo: 'erp-stand-in', tag: version })
 }
 
 /** Like TEST_IMAGE_TEMPLATE, but its PID 1 ignores SIGTERM: `docker stop` has to kill it after the grace period. */
-export const STUBBORN_IMAGE_TEMPLATE = 'erp-test-stubborn:{version}'
+export const STUBBORN_IMAGE_TEMPLATE = 'erp-stand-in-stubborn:{version}'
 
 /**
- * Tags `erp-test-stubborn:<version>`: the stand-in image (same busybox rootfs,
+ * Tags `erp-stand-in-stubborn:<version>`: the stand-in image (same busybox rootfs,
  * committed from a container of it) whose entrypoint is a shell that ignores
- * SIGTERM and serves /healthz with httpd, so it is healthy until it is killed.
+ * SIGTERM and serves /healthz and /jsonrpc (/serve.sh), so it is healthy until it is killed.
  */
 export async function tagStubbornImages (): Promise<void> {
   const docker = dockerClient()
   const container = await docker.createContainer({ Image: await testImage(), Labels: { 'erp.test-image.stubborn': '1' } })
   try {
     // The ERP's one-off first start (`odoo … --stop-after-init`) ends at once, as the stand-in image's does; the server ignores SIGTERM.
-    const script = "case \" $0 $* \" in *' --stop-after-init '*) echo 'erp-test-stubborn: database initialised'; exit 0;; esac; " +
-      "trap '' TERM; echo 'erp-test-stubborn: ignoring SIGTERM'; httpd -f -p 8069 -h /www & while :; do sleep 1; done"
+    const script = "case \" $0 $* \" in *' --stop-after-init '*) echo 'erp-stand-in-stubborn: database initialised'; exit 0;; esac; " +
+      "trap '' TERM; echo 'erp-stand-in-stubborn: ignoring SIGTERM'; nc -ll -p 8069 -e /serve.sh & while :; do sleep 1; done"
     const entrypoint = JSON.stringify(['/bin/sh', '-c', script])
     await new Promise<void>((resolve, reject) => {
-      execFile('docker', ['commit', '--change', `ENTRYPOINT ${entrypoint}`, container.id, 'erp-test-stubborn:17.0'], (error) => error === null ? resolve() : reject(error))
+      execFile('docker', ['commit', '--change', `ENTRYPOINT ${entrypoint}`, container.id, 'erp-stand-in-stubborn:17.0'], (error) => error === null ? resolve() : reject(error))
     })
   } finally {
     await container.remove({ force: true })
   }
-  const image = docker.getImage('erp-test-stubborn:17.0')
-  for (const version of TEST_ERP_VERSIONS) if (version !== '17.0') await image.tag({ repo: 'erp-test-stubborn', tag: version })
+  const image = docker.getImage('erp-stand-in-stubborn:17.0')
+  for (const version of TEST_ERP_VERSIONS) if (version !== '17.0') await image.tag({ repo: 'erp-stand-in-stubborn', tag: version })
 }
 
 /** Configuration for an app that really provisions on the local Docker engine (teardown removes the addons folder). */

@@ -45,6 +45,11 @@ export interface RestoreJobDeps {
   databases: ErpDatabasesPort
   instancesDomain: string
   readyTimeoutMs: number
+  /**
+   * Once the restored instance runs, before it is reported so: its ERP gets its generated
+   * administrator password again (the database holds the one it was backed up with).
+   */
+  beforeRunning?: (em: EntityManager, instance: Instance, restored: { from: Pick<Instance, 'id' | 'uid'> }) => Promise<void>
   pollMs?: number
   log: FastifyBaseLogger
 }
@@ -136,6 +141,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
           await scratch.done()
         }
       }
+      await deps.beforeRunning?.(scopedEntityManager(deps.em, tenantId), instance, { from: backup.instance })
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
         if (moved === undefined) return

@@ -1,26 +1,19 @@
 /**
- * Opens an instance's ERP for a call: only while the instance runs, at the address its backend
- * gives on its own network, with the generated administrator password. The first time, the
- * default admin/admin is replaced by the generated password (and that is recorded). Every
- * failure becomes ERP_UNAVAILABLE (503) or ERP_ERROR (502), never a 500.
+ * Opens an instance's ERP for a call: only while the instance runs, through the one piece that
+ * holds its administrator password (erp-admin-password.ts). Every failure becomes
+ * ERP_UNAVAILABLE (503) or ERP_ERROR (502), never a 500.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import { BackendUnavailableError } from '../../../provisioning/backend.ts'
-import { createOdooAdapter, DefaultPasswordAnswers, type OdooAdapter } from '../../../provisioning/erp/odoo-adapter.ts'
+import { DefaultPasswordAnswers, type OdooAdapter } from '../../../provisioning/erp/odoo-adapter.ts'
 import { ErpFault, ErpUnreachable } from '../../../provisioning/erp/odoo-rpc.ts'
-import type { BackendRegistry } from '../instances/backend-registry.ts'
-import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
 import type { Instance } from '../instances/instance.entity.ts'
-import type { ErpCredentialStore } from './erp-credentials.ts'
+import type { ErpAdminPassword } from './erp-admin-password.ts'
 import { ErpError, ErpUnavailable } from './erp.errors.ts'
 
 export interface ErpAccessDeps {
-  backends: BackendRegistry
-  databases: Pick<ErpDatabasesPort, 'namesFor'>
-  credentials: ErpCredentialStore
-  /** Bound on each call to the ERP (ERP_CALL_TIMEOUT_SECONDS). */
-  timeoutMs: number
+  admin: ErpAdminPassword
   log: FastifyBaseLogger
 }
 
@@ -33,26 +26,10 @@ export function erpErrorOf (error: unknown): Error {
   return error as Error
 }
 
-export function createErpAccess (deps: ErpAccessDeps) {
-  const { backends, databases, credentials, timeoutMs, log } = deps
-
+export function createErpAccess ({ admin, log }: ErpAccessDeps) {
   async function open (em: EntityManager, instance: Instance): Promise<OdooAdapter> {
     if (instance.state !== 'running') throw ErpUnavailable(`The instance is ${instance.state}: its ERP answers once it is running`, { state: instance.state })
-    const backend = backends.get(instance.backend)
-    const ref = { instanceId: instance.uid, tenantSubdomain: instance.tenant.subdomain, subdomain: instance.subdomain }
-    const endpoint = backend.erpEndpoint === undefined ? undefined : await backend.erpEndpoint(ref)
-    if (endpoint === undefined) throw ErpUnavailable('The instance\'s ERP is not reachable on its backend right now')
-    const secrets = await credentials.read(em, instance)
-    if (secrets === undefined) throw ErpUnavailable('The instance has not been provisioned with its ERP credentials yet: restart it')
-    const adapter = createOdooAdapter({ endpoint, timeoutMs, database: databases.namesFor(instance.uid).database, adminPassword: secrets.adminPassword })
-    if (secrets.adminPasswordSet) {
-      await adapter.checkAdmin()
-    } else {
-      await adapter.setAdminPassword()
-      await credentials.markAdminPasswordSet(em, instance)
-      log.info({ instanceId: instance.id }, 'The ERP administrator\'s default password was replaced by the generated one')
-    }
-    return adapter
+    return await admin.open(em, instance)
   }
 
   return {

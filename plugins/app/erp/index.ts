@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createErpAccess, type ErpAccess } from './erp-access.ts'
-import { createErpAdminJob, ERP_ADMIN_QUEUE, type ErpAdminJobData } from './erp-admin-job.ts'
 import { createErpModuleJob } from './erp-module-job.ts'
 import { createErpModulesService, ERP_MODULE_QUEUE, type ErpModuleJobData, type ErpModulesService } from './erp-modules.service.ts'
 import { createErpUserJob, ERP_USER_QUEUE, type ErpUserJobData } from './erp-user-job.ts'
@@ -21,13 +20,7 @@ declare module 'fastify' {
 export default fp(async (fastify) => {
   const { config } = fastify
   const orm: MikroORM = fastify.orm
-  const access = createErpAccess({
-    backends: fastify.instances.backends,
-    databases: fastify.instances.databases,
-    credentials: fastify.instances.erpCredentials,
-    timeoutMs: config.ERP_CALL_TIMEOUT_SECONDS * 1000,
-    log: fastify.log.child({ component: 'erp' })
-  })
+  const access = createErpAccess({ admin: fastify.instances.erpAdmin, log: fastify.log.child({ component: 'erp' }) })
   const users = createErpUsersService({ access, jobs: fastify.jobs, activity: fastify.activity, invitations: fastify.invitations })
   const job = createErpUserJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-user-jobs' }) })
   await fastify.jobs.define<ErpUserJobData>(ERP_USER_QUEUE, {
@@ -47,13 +40,5 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 1800
   }, createErpModuleJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-module-jobs' }) }))
-  await fastify.jobs.define<ErpAdminJobData>(ERP_ADMIN_QUEUE, {
-    retryLimit: config.ERP_USER_JOB_RETRIES,
-    retryDelay: 5,
-    retryBackoff: true,
-    retryDelayMax: 300,
-    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    expireInSeconds: 600
-  }, createErpAdminJob({ em: orm.em, access, log: fastify.log.child({ component: 'erp-admin-jobs' }) }))
   fastify.decorate('erp', { users, modules, access })
 }, { name: 'erp', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances', 'invitations'] })

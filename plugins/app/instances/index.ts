@@ -4,7 +4,9 @@ import { createProvisioning } from '../../../provisioning/from-config.ts'
 import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
 import { addInstanceGauge } from './instance-metrics.ts'
 import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
-import { queueAdminPassword } from '../erp/erp-admin-job.ts'
+import { createErpAdminPassword, type ErpAdminPassword } from '../erp/erp-admin-password.ts'
+import { scopedEntityManager } from '../../../database/tenancy.ts'
+import { Instance } from './instance.entity.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
@@ -24,6 +26,8 @@ declare module 'fastify' {
       databases: ErpDatabasesPort
       /** Each instance's generated ERP passwords (never shown by any route). */
       erpCredentials: ErpCredentialStore
+      /** Opens an instance's ERP with its generated administrator password, replacing the default the first time. */
+      erpAdmin: ErpAdminPassword
     }
   }
 }
@@ -49,6 +53,13 @@ export default fp(async (fastify) => {
   const transitions = createInstanceTransitions({ activity: fastify.activity })
   if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before the instances room loads')
   const erpCredentials = createErpCredentialStore(config.ERP_CREDENTIALS_KEY)
+  const erpAdmin = createErpAdminPassword({
+    backends,
+    databases: provisioning.databases,
+    credentials: erpCredentials,
+    timeoutMs: config.ERP_CALL_TIMEOUT_SECONDS * 1000,
+    log: fastify.log.child({ component: 'erp' })
+  })
   const service = createInstancesService({
     sql: fastify.sql,
     jobs: fastify.jobs,
@@ -66,9 +77,7 @@ export default fp(async (fastify) => {
     backends,
     databases: provisioning.databases,
     credentials: erpCredentials,
-    afterRunning: async (tx, instance) => {
-      await queueAdminPassword(tx, fastify.jobs.send, { tenantId: instance.tenantId, instanceId: instance.id })
-    },
+    beforeRunning: erpAdmin.secure,
     transitions,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
@@ -85,6 +94,11 @@ export default fp(async (fastify) => {
     backends,
     transitions,
     failAbandoned: async () => await abandonedActions() + await abandonedRestores(),
+    beforeRunning: async (row) => {
+      const em = scopedEntityManager(orm.em, row.tenant_id)
+      const instance = await em.findOneOrFail(Instance, Number(row.id), { populate: ['tenant'] })
+      await erpAdmin.secure(em, instance)
+    },
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)
@@ -98,7 +112,7 @@ export default fp(async (fastify) => {
     // A stop may take its grace period before the wait for the target state begins.
     expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
-  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials })
+  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials, erpAdmin })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
     await backends.close()

@@ -23,10 +23,11 @@ export interface InstanceJobDeps {
   /** Each instance's ERP master and administrator passwords, and whether its database was initialised. */
   credentials: ErpCredentialStore
   /**
-   * In the transaction that reports a started instance running: queues what must follow at once
-   * (replacing the ERP administrator's default password while it is still set).
+   * Once the backend shows a started instance running, before it is reported so: replaces the
+   * ERP administrator's default password (or checks the generated one still works). A throw fails
+   * the attempt, which is retried; the instance stays in its transitional state meanwhile.
    */
-  afterRunning?: (tx: EntityManager, instance: { id: number, tenantId: string }) => Promise<void>
+  beforeRunning?: (em: EntityManager, instance: Instance) => Promise<void>
   transitions: InstanceTransitions
   instancesDomain: string
   /** How long start/provision may take to report `running`. */
@@ -186,11 +187,9 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     if (instance === null || instance.state !== rule.during) return
     try {
       const seen = await perform(em, instance, action, job.signal)
-      const moved = await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
-        const done = await transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...outcome(action, seen) })
-        if (done?.state === 'running' && deps.afterRunning !== undefined) await deps.afterRunning(tx, { id: instanceId, tenantId })
-        return done
-      })
+      const result = outcome(action, seen)
+      if (result.status === 'running' && deps.beforeRunning !== undefined) await deps.beforeRunning(em, instance)
+      const moved = await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: rule.done, ...result }))
       if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)
     } catch (error) {
       if (await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)) return

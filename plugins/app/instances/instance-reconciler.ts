@@ -50,7 +50,7 @@ WHERE i.id = u.id AND i.state IN (${sqlStates(STEADY_STATES)})`
  * corrections are conditional on the recorded state, so a run now beside it
  * (and instance jobs racing it) change nothing twice.
  */
-export function createInstanceReconciler ({ em, sql, backends, transitions, log, failAbandoned }: {
+export function createInstanceReconciler ({ em, sql, backends, transitions, log, failAbandoned, beforeRunning }: {
   em: EntityManager
   sql: Sql
   backends: BackendRegistry
@@ -58,10 +58,20 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log,
   log: FastifyBaseLogger
   /** Moves instances whose job ended without finishing to `error` (abandoned-instances.ts). */
   failAbandoned: () => Promise<number>
+  /** As for the instance jobs: the ERP's default administrator password is replaced (or the generated one checked) before the record says running. */
+  beforeRunning?: (row: SteadyInstanceRow) => Promise<void>
 }) {
   async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
     const fix = correction(row.state, seen)
     if (fix === undefined) return false
+    if (fix.state === 'running' && beforeRunning !== undefined) {
+      try {
+        await beforeRunning(row)
+      } catch (error) {
+        log.warn({ err: error, instanceId: row.id }, 'The backend shows the instance running, but it is not reported so: its ERP is not secured')
+        return false
+      }
+    }
     const actor: SystemActor = { kind: 'system', tenantId: row.tenant_id, job: RECONCILER_JOB }
     const moved = await scopedEntityManager(em, row.tenant_id).transactional((tx) => transitions.moveIf(tx, actor, Number(row.id), [row.state], {
       to: fix.state,

@@ -75,6 +75,14 @@ engine.test('a later provision with initialise=false keeps the database; admin/a
   await t.rejects(again.checkAdmin(), { name: 'ErpFault', message: /accepts the default administrator password admin\/admin/ })
   await t.rejects(createOdooAdapter({ endpoint: await backend.erpEndpoint?.(spec) ?? '', timeoutMs: 5000, database: spec.database.name, adminPassword: 'wrong' }).checkAdmin(),
     { message: /accepts the default administrator password/ }, 'whatever password the service holds')
+
+  // A database restored from another instance's backup holds that instance's password: replaced with it.
+  await again.setAdminPassword()
+  const copy = createOdooAdapter({ endpoint: await backend.erpEndpoint?.(spec) ?? '', timeoutMs: 5000, database: spec.database.name, adminPassword: 'generated-2' })
+  await t.rejects(copy.setAdminPassword(), { message: /accepts neither its generated administrator password nor the default one/ }, 'not without knowing it')
+  await copy.setAdminPassword(['generated-1'])
+  await copy.checkAdmin()
+  t.equal(await callOdoo({ endpoint: await backend.erpEndpoint?.(spec) ?? '', timeoutMs: 5000 }, 'common', 'authenticate', [spec.database.name, 'admin', 'generated-1', {}]), false, 'the former password no longer works')
 })
 
 async function waitForErp (adapter: ReturnType<typeof createOdooAdapter>): Promise<void> {

@@ -20,6 +20,21 @@ t.test('missing, then starting until the pod is ready, then running', async (t) 
   t.same(kube.internalErrors, [])
 })
 
+t.test('with erpAccess api-proxy the ERP answers at the API server\'s Service proxy, and erpFetch carries the kubeconfig\'s token', async (t) => {
+  const { kube, backend } = await setup(t, {}, { erpAccess: 'api-proxy' })
+  const spec = instanceSpec()
+  await backend.ensureTenant('acme', TENANT_ID, QUOTA)
+  await backend.provision(spec)
+  await waitForState(backend, spec, 'running')
+  const endpoint = await backend.erpEndpoint?.(spec)
+  t.equal(endpoint, `${kube.url}/api/v1/namespaces/erp-acme/services/erp-${spec.subdomain}:8069/proxy/`)
+  const answer = await backend.erpFetch?.(new URL('web/health', endpoint), { method: 'POST', headers: {}, body: '', signal: AbortSignal.timeout(5000) })
+  t.equal(answer?.status, 404, 'through the proxy to the ERP (which serves /web/health on GET only), not refused as unauthorised')
+  t.equal(kube.requests.at(-1)?.status, 404)
+  t.equal(kube.requests.at(-1)?.path, `/api/v1/namespaces/erp-acme/services/erp-${spec.subdomain}:8069/proxy/web/health`)
+  t.same(kube.internalErrors, [])
+})
+
 t.test('a crash-looping pod is an error at once, with the reason', async (t) => {
   const { kube, backend } = await setup(t)
   const spec = instanceSpec()

@@ -131,7 +131,7 @@ t.test('without an engine', async (t) => {
 
 engine.test('the test image: built or taken from ERP_TEST_IMAGE, and up to date', async (t) => {
   const image = await testImage()
-  t.equal(image, process.env.ERP_TEST_IMAGE || 'erp-test-image:1')
+  t.equal(image, process.env.ERP_TEST_IMAGE || 'erp-test-image:2')
   const info = await docker.getImage(image).inspect()
   t.same(info.Config.Entrypoint, ['/entrypoint.sh'])
   t.ok(info.Config.ExposedPorts?.[`${TEST_IMAGE_PORT}/tcp`], `exposes ${TEST_IMAGE_PORT}`)

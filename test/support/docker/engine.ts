@@ -18,7 +18,8 @@
  * "# DOCKER ENGINE NOT AVAILABLE: <n> docker tests did not run" line.
  *
  * The test image (test/support/docker/build-test-image.sh) stands in for `odoo:{version}`:
- * busybox httpd serving /www (/healthz answers "ok") on $HTTP_PORT (default 8069), printing
+ * an HTTP server (busybox nc + sh) serving /www (/healthz answers "ok") and the administrator-password
+ * part of Odoo's JSON-RPC API on $HTTP_PORT (default 8069), printing
  * TEST_IMAGE_START_LINE to stdout and exiting 0 on SIGTERM.
  */
 import { execFile } from 'node:child_process'
@@ -29,7 +30,7 @@ import type { Test, TestOpts } from 'tap'
 import { demuxFrames } from '../../../provisioning/docker/logs.ts'
 
 export const BUILD_SCRIPT = fileURLToPath(new URL('./build-test-image.sh', import.meta.url))
-export const DEFAULT_TEST_IMAGE = 'erp-test-image:1'
+export const DEFAULT_TEST_IMAGE = 'erp-test-image:2'
 /** The port the test image's httpd listens on (the ERP's HTTP port) unless HTTP_PORT says otherwise. */
 export const TEST_IMAGE_PORT = 8069
 /** What the test image prints first: `${TEST_IMAGE_START_LINE} ${port}`. */
@@ -157,7 +158,7 @@ export function newTestRun (): TestRun {
 let image: Promise<string> | undefined
 
 /**
- * The test image's tag: $ERP_TEST_IMAGE, else erp-test-image:1, brought up to date once per
+ * The test image's tag: $ERP_TEST_IMAGE, else erp-test-image:2, brought up to date once per
  * process by build-test-image.sh (which does nothing when the tag already has this checkout's
  * content): the image's behaviour is part of what the tests assume, and an engine shared with
  * another checkout may hold another version under the same tag.

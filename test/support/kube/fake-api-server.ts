@@ -24,6 +24,8 @@ import { renderPod, type SimPod } from './pods.ts'
 import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-metrics.ts'
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
+import { ErpDoubles } from './erp-double.ts'
+import { serviceProxy } from './service-proxy.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
 import { decodeBody, parseResourcePath, route } from './router.ts'
 import { failure, KubeError, type StatusBody } from './status.ts'
@@ -90,6 +92,11 @@ export interface FakeKubeApiServer {
   setPodUsage: (namespace: string, podOrDeployment: string, usage: ContainerUsage, options?: { container?: string }) => void
   /** Installs or removes metrics-server. */
   setMetricsServer: (installed: boolean) => void
+  /**
+   * The ERP behind each instance Service, reached through the Service proxy subresource: which
+   * calls it got, the administrator password a database holds, and whether it answers at all.
+   */
+  erp: Pick<ErpDoubles, 'calls' | 'adminPassword' | 'setAnswering'>
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -123,6 +130,7 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   const podMetrics = new PodMetricsApi()
   podMetrics.installed = options.metricsServer ?? true
   const faults = new FaultInjector()
+  const erp = new ErpDoubles()
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
   const tick = (): void => { deployments.tick(); jobs.tick(); controllers.tick() }
@@ -155,6 +163,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
         const result = podMetrics.handle(method, url.pathname, url.searchParams, allPods, new Date())
         answer(result.code, result.body); return
       }
+      const proxied = serviceProxy({ getService: (ns, name) => source.get(findByName('Service'), ns, name), pods: allPods, erp }, method, url.pathname, raw)
+      if (proxied !== undefined) { answer(proxied.code, proxied.body, proxied.contentType); return }
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
@@ -213,6 +223,11 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     podLogFollowers: () => logs.followers(),
     setPodUsage: (namespace, podOrDeployment, usage, o = {}) => { podMetrics.setUsage(namespace, podOrDeployment, usage, o.container) },
     setMetricsServer: (installed) => { podMetrics.installed = installed },
+    erp: {
+      calls: erp.calls,
+      adminPassword: (namespace, service, database) => erp.adminPassword(namespace, service, database),
+      setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) }
+    },
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),
     requests,

@@ -15,7 +15,7 @@ import { instanceRow, instanceUid, recordInstance } from '../../../support/insta
 import type { InstanceSpec, Observation, ProvisioningBackend } from '../../../../provisioning/backend.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../../../../plugins/app/instances/erp-databases-port.ts'
-import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-jobs.ts'
+import { createInstanceJobRunner, type InstanceJobDeps } from '../../../../plugins/app/instances/instance-jobs.ts'
 import { createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
 import type { InstanceJobData } from '../../../../plugins/app/instances/instances.service.ts'
 import type { InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
@@ -77,7 +77,7 @@ function databasesDouble (drops: string[]): ErpDatabasesPort {
   }
 }
 
-async function setup (t: Parameters<typeof build>[0]) {
+async function setup (t: Parameters<typeof build>[0], beforeRunning?: InstanceJobDeps['beforeRunning']) {
   const { app } = await build(t, { env: { RECONCILE_SECONDS: 3600 } })
   const admin = await signup(app)
   const script = scriptedBackend()
@@ -88,6 +88,7 @@ async function setup (t: Parameters<typeof build>[0]) {
     backends: createBackendRegistry({ enabled: ['docker'], backends: { docker: script.backend }, notConfigured: {} }),
     databases: databasesDouble(drops),
     credentials: app.instances.erpCredentials,
+    beforeRunning,
     transitions,
     instancesDomain: 'erp.test',
     readyTimeoutMs: 5000,
@@ -149,6 +150,35 @@ t.test('an attempt that fails is retried (the instance keeps its state); the las
   t.equal((await instanceRow(app, id)).state, 'starting', 'pg-boss retries it')
   await run(id, 'start', { retryCount: 1, retryLimit: 1 })
   t.match(await detail(app, id), { state: 'error', status_message: 'Not running in time: the backend reports error (exited with code 3)' })
+})
+
+t.test('a started instance is reported running only once beforeRunning (the ERP password step) succeeded; its failure is retried, the last one is an error', async (t) => {
+  const seenIn: string[] = []
+  let refuse = true
+  let app: FastifyInstance | undefined
+  const setUp = await setup(t, async (_em, instance) => {
+    seenIn.push((await instanceRow(app!, instance.id)).state)
+    if (refuse) throw new Error('The ERP\'s administrator password is not secured: The ERP cannot be reached')
+  })
+  app = setUp.app
+  const { tenantId, script, run } = setUp
+  script.seen = { state: 'running' }
+  const id = await recordInstance(app, tenantId, { state: 'starting' })
+  await t.rejects(run(id, 'start', { retryCount: 0, retryLimit: 1 }), /administrator password is not secured/)
+  t.equal((await instanceRow(app, id)).state, 'starting', 'not running although the backend shows it running: pg-boss retries')
+  await run(id, 'start', { retryCount: 1, retryLimit: 1 })
+  t.match(await detail(app, id), { state: 'error', status_message: 'The ERP\'s administrator password is not secured: The ERP cannot be reached' })
+
+  refuse = false
+  const restarting = await recordInstance(app, tenantId, { state: 'restarting' })
+  await run(restarting, 'restart')
+  t.equal((await instanceRow(app, restarting)).state, 'running')
+  t.same(seenIn, ['starting', 'starting', 'restarting'], 'run while the instance is still in its transitional state, never after running')
+
+  const stopping = await recordInstance(app, tenantId, { state: 'stopping' })
+  script.seen = { state: 'stopped', exitCode: 0 }
+  await run(stopping, 'stop')
+  t.equal(seenIn.length, 3, 'not for a stop')
 })
 
 t.test('a delete that overtakes a job at work: the job stops waiting and removes what it made after the delete', async (t) => {

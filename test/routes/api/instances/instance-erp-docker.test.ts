@@ -1,6 +1,6 @@
 /**
- * Inside an instance on the real engine, with the contract double of Odoo as the image: the first
- * call replaces admin/admin, the users are read live, an invitation tied to the instance becomes
+ * Inside an instance on the real engine, with the contract double of Odoo as the image: admin/admin
+ * is replaced before the instance is reported running, the users are read live, an invitation tied to the instance becomes
  * an ERP user (a job) once accepted, catalog modules are installed through the ERP (a job), and
  * the ERP's failures are 503 / 502, never 500.
  */
@@ -19,7 +19,6 @@ import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
 import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user-job.ts'
 import { ERP_MODULE_QUEUE } from '../../../../plugins/app/erp/erp-modules.service.ts'
-import { ERP_ADMIN_QUEUE } from '../../../../plugins/app/erp/erp-admin-job.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
@@ -44,24 +43,24 @@ docker.test('users of a running instance, an invitation into it, module installs
   const reached = await waitForState(app, admin.token, id, ['running', 'error'])
   t.equal(reached.state, 'running', 'the first start initialised the database and the server runs')
   const database = erpDatabaseNames(await instanceUid(app, id)).database
+  const info = await docker.docker.getContainer(`erp-${subdomain}`).inspect()
+  const endpoint = `http://${info.NetworkSettings.Networks.bridge?.IPAddress ?? ''}:8069`
+  // Before any request and without waiting: reported running means the default is gone already.
+  t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [database, 'admin', 'admin', {}]), false, 'admin/admin is refused as soon as the instance is running')
+  const secrets = await app.instances.erpCredentials.read(app.orm.em.fork(), { id, uid: await instanceUid(app, id) })
+  t.equal(secrets?.adminPasswordSet, true, 'recorded: the generated password is set')
+  t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [database, 'admin', secrets?.adminPassword, {}]), 2, 'the generated password works')
   const get = (token = admin.token) => app.inject({ method: 'GET', url: `/api/instances/${id}/users`, headers: bearer(token) })
-
-  // No request needed: the job queued with the transition to running replaces admin/admin.
-  const secured = await waitFor(async () => {
-    await app.jobs.drain(ERP_ADMIN_QUEUE)
-    const [row] = await app.sql<{ set: boolean }>({ text: 'SELECT admin_password_set_at IS NOT NULL AS set FROM instance_erp_credentials WHERE instance_id = $1', values: [id] })
-    return row?.set === true ? true : undefined
-  }, 30_000, 'the administrator password to be replaced after the start')
-  t.ok(secured, 'the default administrator password is replaced right after the first start')
   const first = await get()
   t.equal(first.statusCode, 200, first.body)
   t.same(first.json().users, [{ id: 2, login: 'admin', name: 'Administrator', email: 'admin@example.com', active: true, role: 'admin' }])
-  const [stored] = await app.sql<{ admin_password_set_at: unknown, json: string }>({ text: 'SELECT admin_password_set_at, row_to_json(c)::text AS json FROM instance_erp_credentials c WHERE instance_id = $1', values: [id] })
-  t.not(stored?.admin_password_set_at ?? null, null, 'recorded: the generated password is set')
-  const info = await docker.docker.getContainer(`erp-${subdomain}`).inspect()
-  const endpoint = `http://${info.NetworkSettings.Networks.bridge?.IPAddress ?? ''}:8069`
-  t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [database, 'admin', 'admin', {}]), false, 'admin/admin no longer works')
   t.notMatch(first.body, /password/i, 'no password in the answer')
+
+  // A restart checks the generated password once and changes nothing.
+  t.equal((await app.inject({ method: 'POST', url: `/api/instances/${id}/restart`, headers: bearer(admin.token) })).statusCode, 202)
+  t.equal((await waitForState(app, admin.token, id, ['running', 'error'])).state, 'running', 'running again after the restart')
+  const restarted = `http://${(await docker.docker.getContainer(`erp-${subdomain}`).inspect()).NetworkSettings.Networks.bridge?.IPAddress ?? ''}:8069`
+  t.equal(await callOdoo({ endpoint: restarted, timeoutMs: 5000 }, 'common', 'authenticate', [database, 'admin', secrets?.adminPassword, {}]), 2, 'the generated password still works')
 
   const other = await signup(app)
   t.equal((await get(other.token)).statusCode, 404, 'another company\'s instance is not found')
@@ -123,8 +122,7 @@ docker.test('users of a running instance, an invitation into it, module installs
     { technical_name: 'crm', state: 'installed', installed_at: String, error: null },
     { technical_name: 'sale_management', state: 'failed', installed_at: null, error: faultMessage('missingDependency', { module: 'sale_management', dependency: 'sale' }) }
   ])
-  const adminPassword = await app.instances.erpCredentials.read(app.orm.em.fork(), { id, uid: await instanceUid(app, id) })
-  const installed = await callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, adminPassword?.adminPassword, 'ir.module.module', 'search_read', [[['state', '=', 'installed']]], { fields: ['name'] }]) as Array<{ name: string }>
+  const installed = await callOdoo({ endpoint: restarted, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'ir.module.module', 'search_read', [[['state', '=', 'installed']]], { fields: ['name'] }]) as Array<{ name: string }>
   t.ok(installed.some((m) => m.name === 'crm') && installed.some((m) => m.name === 'mail'), 'installed in the ERP, with its dependency')
 
   // The ERP's own fault is a 502 with its message; a stopped instance is a 503.

@@ -24,7 +24,7 @@ docker.test('an instance is created, runs, stops, starts, restarts and is delete
 
   await waitForState(app, admin.token, id, ['running', 'error'])
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
-  t.match(detail, { state: 'running', status: 'running', url: `https://${subdomain}.erp.test`, version: 'erp-test-erp:17.0', status_message: null })
+  t.match(detail, { state: 'running', status: 'running', url: `https://${subdomain}.erp.test`, version: 'erp-stand-in:17.0', status_message: null })
   t.ok(detail.database_size > 0, `database_size ${detail.database_size} MB from pg_database_size`)
   t.equal(typeof id, 'number', 'the API\'s id is an integer')
   const uid = await instanceUid(app, id)

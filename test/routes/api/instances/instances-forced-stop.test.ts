@@ -32,7 +32,7 @@ docker.test('a stop that has to kill the ERP ends stopped, forced after the grac
   const id = created.json().instance.id as number
   t.equal((await waitForState(app, admin.token, id, ['running', 'error'])).state, 'running')
   const container = docker.docker.getContainer(`erp-${subdomain}`)
-  t.match((await container.inspect()).Config.Image, /^erp-test-stubborn:/, 'the image that ignores SIGTERM')
+  t.match((await container.inspect()).Config.Image, /^erp-stand-in-stubborn:/, 'the image that ignores SIGTERM')
 
   const post = (action: string) => app.inject({ method: 'POST', url: `/api/instances/${id}/${action}`, headers: bearer(admin.token) })
   const asked = Date.now()
