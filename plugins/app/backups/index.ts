@@ -48,6 +48,7 @@ export default fp(async (fastify) => {
     databases: fastify.instances.databases,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
+    credentials: fastify.instances.erpCredentials,
     beforeRunning: fastify.instances.erpAdmin.secure,
     log: fastify.log.child({ component: 'restore-jobs' })
   })

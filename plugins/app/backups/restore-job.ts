@@ -30,6 +30,7 @@ import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
+import type { ErpCredentialStore } from '../erp/erp-credentials.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { Instance } from '../instances/instance.entity.ts'
@@ -44,6 +45,8 @@ export interface RestoreJobDeps {
   store: BackupStore
   databases: ErpDatabasesPort
   instancesDomain: string
+  /** The ERP secrets of an instance made from a backup. */
+  credentials: Pick<ErpCredentialStore, 'ensure' | 'markInitialised'>
   readyTimeoutMs: number
   /**
    * Once the restored instance runs, before it is reported so: its ERP gets its generated
@@ -74,6 +77,19 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     }
     await backend.provision(spec)
     await until(backend, spec, ['running'], 'running', signal)
+  }
+
+  /**
+   * The instance as the backend makes it. A new one gets its ERP server configuration (its own
+   * master password) and is recorded as initialised: the backup brings an initialised database,
+   * on which the ERP's one-off initialisation must never run.
+   */
+  async function specOf (em: EntityManager, instance: Instance, asNew: boolean): Promise<InstanceSpec> {
+    const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+    if (!asNew) return spec
+    const secrets = await deps.credentials.ensure(em, instance)
+    await deps.credentials.markInitialised(em, instance)
+    return { ...spec, erp: { masterPassword: secrets.masterPassword, initialise: false } }
   }
 
   /** Starts the instance again after a restore that changed nothing; false when it does not run. */
@@ -118,7 +134,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const key = backup.archiveKey
       if (cluster !== undefined) {
         // The archive is on a volume only the cluster mounts: a Job there checks and loads it.
-        const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+        const spec = await specOf(em, instance, asNew)
         await stoppedFor(spec, async () => {
           const staged = await databases.stage(instance.uid)
           await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name })
@@ -129,7 +145,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
         const scratch = await store.scratch(`restore-${backup.id}`)
         try {
           await readArchive(store.localPath(key), scratch.dir)
-          const spec = await instanceSpec(instance, databases, deps.instancesDomain)
+          const spec = await specOf(em, instance, asNew)
           await stoppedFor(spec, async () => {
             // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
             const staged = await databases.stage(instance.uid)

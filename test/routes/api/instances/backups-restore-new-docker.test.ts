@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { bearer, signup } from '../../../support/accounts.ts'
-import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
+import { dockerClient, execIn, requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
 import { tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { buildBackupApp, flipByte, inFilestore, LIST_FILES, onInstanceDatabase, seededInstance, waitForBackup } from '../../../support/backups.ts'
@@ -52,6 +52,17 @@ docker.test('a restore as a new instance makes a second instance holding the bac
   t.same(await rowsOf(uid), sourceRows, 'the source keeps its own rows')
   t.same(await inFilestore(subdomain, LIST_FILES), sourceFiles, 'and its own files')
   t.equal((await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(admin.token) })).json().state, 'running')
+
+  // The copy is an ERP of its own: its own master password in its server configuration, and its
+  // database (the backup's, initialised) recorded as initialised, so no later start initialises it again.
+  const [secrets] = await app.sql<{ initialised: boolean, password_set: boolean }>({
+    text: 'SELECT initialised_at IS NOT NULL AS initialised, admin_password_set_at IS NOT NULL AS password_set FROM instance_erp_credentials WHERE instance_id = $1', values: [copyId]
+  })
+  t.same(secrets, { initialised: true, password_set: true })
+  const masterPassword = (await app.instances.erpCredentials.read(app.orm.em.fork(), { id: copyId, uid: copyUid }))?.masterPassword
+  t.ok(masterPassword)
+  const config = await execIn(dockerClient().getContainer(`erp-${copySubdomain}`), ['cat', '/etc/odoo/odoo.conf'])
+  t.match(config.stdout, `admin_passwd = ${masterPassword}\n`, 'the copy\'s own master password is in its server configuration')
   const activity = await app.sql<{ type: string, instance_id: number }>({ text: "SELECT type, instance_id FROM activities WHERE target_type = 'backup' AND target_id = $1 ORDER BY id", values: [String(backup.id)] })
   t.match(activity.map((a) => [a.type, a.instance_id]), [['backup.requested', id], ['backup.completed', id], ['backup.restore_requested', copyId], ['backup.restored', copyId]])
 
