@@ -106,6 +106,12 @@ split AS (
     ELSE coalesce((SELECT date_trunc('hour', min(sampled_at)) FROM metric_samples WHERE instance_id = (SELECT id FROM inst)), 'infinity'::timestamptz)
   END AS at
 ),
+rollups AS (
+  SELECT h.hour AS t, h.samples AS n, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
+  FROM metric_hours h
+  WHERE h.instance_id = (SELECT id FROM inst) AND h.hour >= $3::timestamptz AND h.hour < $4::timestamptz
+    AND h.hour < (SELECT at FROM split)
+),
 readings AS (
   SELECT s.sampled_at AS t, 1 AS n, s.cpu_cores AS cpu_avg, s.cpu_cores AS cpu_max, s.memory_mb AS memory_avg, s.memory_mb AS memory_max,
     s.database_mb AS database_avg, s.database_mb AS database_max, s.volume_mb AS volume_avg, s.volume_mb AS volume_max
@@ -113,10 +119,7 @@ readings AS (
   WHERE s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= $3::timestamptz AND s.sampled_at < $4::timestamptz
     AND s.sampled_at >= (SELECT at FROM split)
   UNION ALL
-  SELECT h.hour, h.samples, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
-  FROM metric_hours h
-  WHERE h.instance_id = (SELECT id FROM inst) AND h.hour >= $3::timestamptz AND h.hour < $4::timestamptz
-    AND h.hour < (SELECT at FROM split)
+  SELECT * FROM rollups WHERE $5::interval <> interval '1 hour'
 ),
 buckets AS (
   SELECT date_bin($5::interval, t, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket, sum(n) AS samples,
@@ -125,6 +128,9 @@ buckets AS (
     ${avg('database_avg')} AS database_avg, max(database_max) AS database_max,
     ${avg('volume_avg')} AS volume_avg, max(volume_max) AS volume_max
   FROM readings GROUP BY 1
+  UNION ALL
+  -- At one-hour steps each roll-up is a bucket as it is (raw samples begin after the last one).
+  SELECT * FROM rollups WHERE $5::interval = interval '1 hour'
 )
 SELECT string_agg(extract(epoch FROM b.bucket)::bigint::text, ',') ${IN_ORDER} AS epochs,
   string_agg(b.samples::text, ',') ${IN_ORDER} AS samples,
