@@ -1,0 +1,27 @@
+/** Agent access: the OAuth authorization server. */
+import { Type, type TSchema } from 'typebox'
+import { optionalPort, seconds, httpUrl, secret, allowedHosts, STANDALONE_AUTH_PORT } from '../schema-kinds.ts'
+
+export const AGENTS_SECTIONS = {
+  'Agent access (OAuth authorization server)': {
+    AUTH_PORT: optionalPort(STANDALONE_AUTH_PORT, 'Port of the auth server, on 127.0.0.1. Unset: the auth server started by the portal takes any free port ' +
+      '(so two deployments can run on one machine); `npm run auth`, and a portal with AUTH_SERVER_PROCESS=false, use 3001. A port given here that is taken stops the start.'),
+    AUTH_SERVER_PROCESS: Type.Boolean({ default: true, description: '`npm start` runs the auth server as a child process; false when it is deployed on its own (`npm run auth`).' }),
+    AUTH_SERVER_URL: httpUrl('Where the portal reaches an auth server deployed on its own, on another host; when set, the portal starts no auth server child. ' +
+      'Default http://127.0.0.1:AUTH_PORT. Whatever the address, the portal forwards nothing until the server there names BASE_URL as its issuer.', 'http://erp-auth-server:3001'),
+    AUTH_HOST: Type.String({
+      minLength: 1, default: '127.0.0.1',
+      description: 'Interface the auth server listens on: loopback when the portal on the same machine forwards to it; 0.0.0.0 in a container that another host reaches (AUTH_SERVER_URL).',
+      examples: ['0.0.0.0']
+    }),
+    PORTAL_LOGIN_URL: httpUrl('Login page the auth server sends people to. Default: the built-in one under BASE_URL.', 'https://portal.example.com/login'),
+    PORTAL_API_URL: httpUrl('The portal API as the auth server reaches it. Default BASE_URL.', 'http://portal.internal:3000'),
+    HANDOFF_SECRET: secret('Shared by the portal and the auth server for the login handoff. Default: a key derived from JWT_SECRET.'),
+    HANDOFF_TTL_SECONDS: seconds(10, 60, 60, 'Lifetime of a login handoff code.'),
+    OAUTH_ACCESS_TOKEN_TTL_SECONDS: seconds(60, 86_400, 900, 'Lifetime of an agent access token.'),
+    OAUTH_REFRESH_TOKEN_TTL_SECONDS: seconds(3600, 31_536_000, 2_592_000, 'Lifetime of an agent refresh token.'),
+    OAUTH_REFRESH_GRACE_SECONDS: seconds(0, 300, 30, 'How long a rotated refresh token is still accepted (a retried request).'),
+    CLIENT_METADATA_ALLOWED_HOSTS: allowedHosts('Hosts whose client metadata documents may be fetched even on private or loopback addresses (a test server on localhost); empty: public addresses only.',
+      'localhost')
+  }
+} satisfies Record<string, Record<string, TSchema>>
