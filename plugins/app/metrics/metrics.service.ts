@@ -3,12 +3,16 @@ import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
-import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow } from './metrics.queries.ts'
+import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow, type HistoryRow } from './metrics.queries.ts'
+import { createSettledHistory, firstColumns, joinColumns } from './settled-history.ts'
 import { toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
 export const LIVE_TIMEOUT_MS = 2000
+/** Settled history parts kept per process (a week at 1-hour steps is about 12 kB), and for how long. */
+const SETTLED_ENTRIES = 500
+const SETTLED_TTL_MS = 10 * 60_000
 
 export interface MetricsServiceDeps {
   reader: UsageReader
@@ -43,6 +47,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
   const { reader, log } = deps
   const timeoutMs = deps.timeoutMs ?? LIVE_TIMEOUT_MS
   const freshMs = deps.intervalSeconds * 1000
+  const settled = createSettledHistory({ maxEntries: SETTLED_ENTRIES, ttlMs: SETTLED_TTL_MS })
 
   return {
     /**
@@ -86,13 +91,28 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       return view(reading, sampledAt, 'live', false)
     },
 
-    /** The series of [from, to) averaged and maxed per step, in one statement. */
+    /**
+     * The series of [from, to) averaged and maxed per step, in one statement. At whole-hour steps
+     * the buckets already settled for this range are kept (settled-history.ts) and only the
+     * buckets after them are read again.
+     */
     async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryAnswer> {
       const range = resolveRange(query, new Date())
-      const { rows: [columns] } = await read<HistoryColumnsRow>(METRICS_HISTORY, [
-        id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours
+      // Instance ids are never reused; whether this caller may read the instance is the statement's check.
+      const key = `${id}|${range.from.getTime()}|${range.stepSeconds}`
+      const kept = range.wholeHours ? settled.get(key, range.to.getTime()) : undefined
+      const { rows: [row] } = await read<HistoryRow>(METRICS_HISTORY, [
+        id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours,
+        kept === undefined ? '-infinity' : new Date(kept.untilMs).toISOString()
       ])
-      if (columns === undefined) throw InstanceNotFound()
+      if (row === undefined) throw InstanceNotFound()
+      const { settled: settledCount, settled_until: settledUntil, ...fresh } = row
+      const columns: HistoryColumnsRow = kept === undefined ? fresh : joinColumns(kept.columns, fresh)
+      const untilMs = Number(settledUntil) * 1000
+      if (settledUntil !== null && untilMs > (kept?.untilMs ?? range.from.getTime())) {
+        const newlySettled = firstColumns(fresh, Number(settledCount))
+        settled.set(key, untilMs, kept === undefined ? newlySettled : joinColumns(kept.columns, newlySettled))
+      }
       return {
         instance_id: id,
         from: range.from.toISOString(),

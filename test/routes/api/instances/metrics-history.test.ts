@@ -5,6 +5,9 @@ import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
 import { statementsDuring } from '../../../support/statements.ts'
+import { callerSql, type CallerSql } from '../../../../lib/tenant-sql.ts'
+import { createMetricsService } from '../../../../plugins/app/metrics/metrics.service.ts'
+import type { UsageReader } from '../../../../plugins/app/metrics/usage-reading.ts'
 
 const { app } = await build(t)
 const admin = await signup(app)
@@ -124,4 +127,47 @@ t.test('retention: raw samples past METRICS_RAW_RETENTION_DAYS go after their ro
   t.equal(old.status, 200)
   t.equal(old.points.length, 24, 'a day beyond raw retention: its 24 hours, from the roll-ups')
   t.match(old.points[0], { time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9 })
+})
+
+t.test('settled buckets are kept: a repeated range reads from the newest roll-up on, and answers what a first read does', async (t) => {
+  const id = await recordInstance(app, admin.user.tenant_id)
+  await seedMinutes(app, admin.user.tenant_id, id, 3)
+  const actor = { kind: 'user' as const, userId: admin.user.id, tenantId: admin.user.tenant_id, role: 'admin' as const, email: admin.email, name: 'Admin', sessionId: 'test' }
+  const startsRead: string[] = []
+  const read: CallerSql = async (statement, values) => {
+    startsRead.push(String(values?.[5]))
+    return await callerSql(app.sql, actor)(statement, values)
+  }
+  /** What a process that kept nothing answers. */
+  const firstRead = async (query: { from: string, to: string, step: string }) =>
+    (await createMetricsService({ reader: {} as UsageReader, intervalSeconds: 60, log: app.log }).history(callerSql(app.sql, actor), id, query)).columns
+  const ranges = ['1h', '3h'].map((step) => ({ from: new Date(hourEnd.getTime() - 3 * 24 * HOUR).toISOString(), to: new Date(hourEnd.getTime() + 2 * HOUR).toISOString(), step }))
+  const answers = async () => {
+    for (const range of ranges) t.same((await app.metrics.history(read, id, range)).columns, await firstRead(range), `step ${range.step}: the same buckets`)
+  }
+
+  await answers()
+  t.same(startsRead, ['-infinity', '-infinity'], 'before any roll-up nothing is settled')
+  await app.metrics.retainNow()
+  // The newest roll-ups taken back: the next pass writes them again, as a later hour would be.
+  await app.sql({ text: `DELETE FROM metric_hours WHERE instance_id = $1 AND hour >= $2`, values: [id, new Date(hourEnd.getTime() - 6 * HOUR).toISOString()] })
+  startsRead.length = 0
+  await answers()
+  t.same(startsRead, ['-infinity', '-infinity'], 'the first read of each range after a roll-up reads it all')
+  startsRead.length = 0
+  await answers()
+  // The buckets before the first hour not rolled up; at 3-hour steps, the 3-hour bucket it falls in.
+  const settled = [hourEnd.getTime() - 6 * HOUR, Math.floor((hourEnd.getTime() - 6 * HOUR) / (3 * HOUR)) * 3 * HOUR]
+  t.same(startsRead.map(Date.parse), settled, 'repeated: read only from the newest roll-up on')
+
+  await app.metrics.retainNow()
+  startsRead.length = 0
+  await answers()
+  await answers()
+  t.same(startsRead.slice(0, 2).map(Date.parse), settled, 'still reading from the part kept before')
+  t.ok(Date.parse(String(startsRead[2])) > settled[0]! && Date.parse(String(startsRead[3])) > settled[1]!, `then from the new roll-ups on (${startsRead.slice(2).join(', ')})`)
+
+  const other = await signup(app)
+  const foreign = await app.inject({ method: 'GET', url: `/api/instances/${id}/metrics/history?from=${ranges[0]!.from}&to=${ranges[0]!.to}&step=1h`, headers: bearer(other.token) })
+  t.equal(foreign.statusCode, 404, 'what is kept for an instance is still only its tenant\'s')
 })
