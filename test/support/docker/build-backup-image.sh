@@ -17,16 +17,7 @@ name=build-backup-image
 kind=erp-backup-test-image
 source "$(dirname "$0")/rootfs-image.sh"
 
-force=0
-tag=""
-for arg in "$@"; do
-  case "$arg" in
-    --force) force=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) die "unknown option $arg" ;;
-    *) tag="$arg" ;;
-  esac
-done
+parse_image_args "$@"
 major="${PG_MAJOR:-$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -n 1)}"
 [ -n "$major" ] || die "no PostgreSQL client under /usr/lib/postgresql (Debian: apt-get install postgresql-client)"
 bindir="/usr/lib/postgresql/$major/bin"

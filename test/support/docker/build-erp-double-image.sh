@@ -22,16 +22,7 @@ name=build-erp-double-image
 kind=erp-double-image
 source "$(dirname "$0")/rootfs-image.sh"
 
-force=0
-tag=""
-for arg in "$@"; do
-  case "$arg" in
-    --force) force=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) die "unknown option $arg" ;;
-    *) tag="$arg" ;;
-  esac
-done
+parse_image_args "$@"
 tag="${tag:-${ERP_DOUBLE_IMAGE:-erp-double-image:17.0}}"
 here="$(cd "$(dirname "$0")/../erp-double" && pwd)"
 python="${PYTHON:-/usr/bin/python3.11}"

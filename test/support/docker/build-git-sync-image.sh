@@ -18,16 +18,7 @@ name=build-git-sync-image
 kind=erp-git-sync-test-image
 source "$(dirname "$0")/rootfs-image.sh"
 
-force=0
-tag=""
-for arg in "$@"; do
-  case "$arg" in
-    --force) force=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    -*) die "unknown option $arg" ;;
-    *) tag="$arg" ;;
-  esac
-done
+parse_image_args "$@"
 tag="${tag:-${ADDON_SYNC_TEST_IMAGE:-erp-git-sync-test-image:1}}"
 for program in /usr/bin/git /usr/lib/git-core/git-remote-http /usr/bin/ssh; do
   [ -x "$program" ] || die "$program not found (Debian: apt-get install git openssh-client)"

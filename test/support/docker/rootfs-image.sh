@@ -1,6 +1,8 @@
 # Sourced by the build-*-image.sh scripts that make an image from a rootfs of host binaries: no
 # registry, no base image, no Dockerfile. The caller sets `name` (its messages' prefix) and `kind`
 # (the image's kind: the lock, the work folder and the Comment that records the content) first.
+#   parse_image_args "$@" the scripts' common command line, `[--force] [TAG]`: sets $force (0 or 1)
+#                         and $tag (empty when not given); -h prints the calling script's header
 #   rootfs_begin          locks, makes $work and $rootfs (bin, usr/bin, etc, tmp, root), copies the
 #                         static busybox ($BUSYBOX, default /bin/busybox) to /bin/busybox
 #   busybox_applets A..   /bin/A -> busybox for each applet
@@ -10,6 +12,20 @@
 #                         already; sets $rootfs_imported to 1 when it imported
 log() { echo "$name: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+
+parse_image_args() {
+  force=0
+  tag=""
+  local arg
+  for arg in "$@"; do
+    case "$arg" in
+      --force) force=1 ;;
+      -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+      -*) die "unknown option $arg" ;;
+      *) tag="$arg" ;;
+    esac
+  done
+}
 
 rootfs_begin() {
   busybox="${BUSYBOX:-/bin/busybox}"
