@@ -76,8 +76,7 @@ export interface DueInstanceRow {
 const avg = (column: string) => `sum(${column} * n) FILTER (WHERE ${column} IS NOT NULL) / nullif(sum(n) FILTER (WHERE ${column} IS NOT NULL), 0)`
 
 /** Whole series, bucket by bucket: aggregates over this window see the buckets in order, and all share one sort. */
-const WHOLE_SERIES = 'OVER (ORDER BY b.bucket ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)'
-const IN_ORDER = `FILTER (WHERE b.bucket IS NOT NULL) ${WHOLE_SERIES}`
+const IN_ORDER = 'FILTER (WHERE b.bucket IS NOT NULL) OVER (ORDER BY b.bucket ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)'
 
 /** A column as JSON array items: `digits` decimals (rounded in floating point: cheaper than numeric), `missing` where a bucket lacks it. */
 const column = (expression: string, digits: number, missing: 'null' | '0') =>
@@ -85,11 +84,12 @@ const column = (expression: string, digits: number, missing: 'null' | '0') =>
 
 /**
  * $1 tenant, $2 instance, $3 from, $4 to, $5 step (an interval), $6 whether the step is whole
- * hours, $7 where to start reading ('-infinity' for from; later for a caller that already holds
- * the settled buckets before it). The series in one statement: raw samples and hourly roll-ups
- * meet at one instant, so no sample is counted twice. Whole-hour steps read roll-ups up to the
- * newest one (few rows for a week); finer steps read raw samples wherever they are still kept.
- * Buckets start at multiples of the step from 2000-01-01 UTC; empty buckets are left out.
+ * hours, $7 and $8 the start and end of a part the caller already holds ('infinity' for both when
+ * it holds none): then only what lies before and after that part is read. The series in one
+ * statement: raw samples and hourly roll-ups meet at one instant, so no sample is counted twice.
+ * Whole-hour steps read roll-ups up to the newest one (few rows for a week); finer steps read raw
+ * samples wherever they are still kept. Buckets start at multiples of the step from 2000-01-01
+ * UTC; empty buckets are left out.
  *
  * One row, each column already the items of its JSON array (numbers rounded as the instance
  * detail rounds them): the service then neither parses nor re-serialises thousands of numbers.
@@ -100,8 +100,7 @@ const column = (expression: string, digits: number, missing: 'null' | '0') =>
  *
  * `settled_until` (epoch seconds, whole-hour steps only) is the bucket boundary before which every
  * bucket is made of roll-ups alone and ends within the range: those buckets never change again
- * (roll-ups are written once), so the service may keep them and ask only from there next time.
- * `settled` is how many of the answered buckets lie before it.
+ * (roll-ups are written once), so the service may keep them (settled-history.ts).
  */
 export const METRICS_HISTORY: TenantStatement = {
   name: 'metrics-history',
@@ -113,23 +112,26 @@ split AS (
     ELSE coalesce((SELECT date_trunc('hour', min(sampled_at)) FROM metric_samples WHERE instance_id = (SELECT id FROM inst)), 'infinity'::timestamptz)
   END AS at
 ),
-bounds AS (
-  SELECT greatest($3::timestamptz, $7::timestamptz) AS since,
-    CASE WHEN $6::boolean AND at > '-infinity' THEN date_bin($5::interval, least(at, $4::timestamptz), TIMESTAMPTZ '2000-01-01 00:00:00+00') END AS settled_until
+settled AS (
+  SELECT CASE WHEN $6::boolean AND at > '-infinity' THEN date_bin($5::interval, least(at, $4::timestamptz), TIMESTAMPTZ '2000-01-01 00:00:00+00') END AS until
   FROM split
+),
+-- What is read of [from, to): all of it, or, around a kept part [$7, $8), what lies before and after.
+ranges AS (
+  SELECT $3::timestamptz AS lo, least($7::timestamptz, $4::timestamptz) AS hi
+  UNION ALL
+  SELECT greatest($8::timestamptz, $3::timestamptz), $4::timestamptz WHERE $8::timestamptz < 'infinity'
 ),
 rollups AS (
   SELECT h.hour AS t, h.samples AS n, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
-  FROM metric_hours h
-  WHERE h.instance_id = (SELECT id FROM inst) AND h.hour >= (SELECT since FROM bounds) AND h.hour < $4::timestamptz
-    AND h.hour < (SELECT at FROM split)
+  FROM ranges r JOIN metric_hours h ON h.instance_id = (SELECT id FROM inst) AND h.hour >= r.lo AND h.hour < r.hi
+  WHERE h.hour < (SELECT at FROM split)
 ),
 readings AS (
   SELECT s.sampled_at AS t, 1 AS n, s.cpu_cores AS cpu_avg, s.cpu_cores AS cpu_max, s.memory_mb AS memory_avg, s.memory_mb AS memory_max,
     s.database_mb AS database_avg, s.database_mb AS database_max, s.volume_mb AS volume_avg, s.volume_mb AS volume_max
-  FROM metric_samples s
-  WHERE s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= (SELECT since FROM bounds) AND s.sampled_at < $4::timestamptz
-    AND s.sampled_at >= (SELECT at FROM split)
+  FROM ranges r JOIN metric_samples s ON s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= r.lo AND s.sampled_at < r.hi
+  WHERE s.sampled_at >= (SELECT at FROM split)
   UNION ALL
   SELECT * FROM rollups WHERE $5::interval <> interval '1 hour'
 ),
@@ -150,8 +152,7 @@ SELECT string_agg(extract(epoch FROM b.bucket)::bigint::text, ',') ${IN_ORDER} A
   ${column('b.memory_avg', 1, '0')} AS memory_avg, ${column('b.memory_max', 1, '0')} AS memory_max,
   ${column('b.database_avg', 1, 'null')} AS database_avg, ${column('b.database_max', 1, 'null')} AS database_max,
   ${column('b.volume_avg', 1, 'null')} AS volume_avg, ${column('b.volume_max', 1, 'null')} AS volume_max,
-  count(*) FILTER (WHERE b.bucket < (SELECT settled_until FROM bounds)) ${WHOLE_SERIES} AS settled,
-  extract(epoch FROM (SELECT settled_until FROM bounds))::bigint AS settled_until
+  extract(epoch FROM (SELECT until FROM settled))::bigint AS settled_until
 FROM inst LEFT JOIN buckets b ON true
 LIMIT 1`
 }
@@ -159,7 +160,7 @@ LIMIT 1`
 /** The series as the statement answers it: per column, its JSON array items; null when there are no buckets. */
 export type HistoryColumnsRow = Record<typeof HISTORY_COLUMNS[number] | 'epochs', string | null>
 
-export type HistoryRow = HistoryColumnsRow & { settled: string | null, settled_until: string | null }
+export type HistoryRow = HistoryColumnsRow & { settled_until: string | null }
 
 /** The series' number columns, in the order the answer lists them after `time`. */
 export const HISTORY_COLUMNS = ['samples', 'cpu_avg', 'cpu_max', 'memory_avg', 'memory_max', 'database_avg', 'database_max', 'volume_avg', 'volume_max'] as const

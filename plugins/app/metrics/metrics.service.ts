@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
-import { resolveRange } from './history-range.ts'
+import { BUCKET_ORIGIN_MS, resolveRange, type HistoryRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
 import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow, type HistoryRow } from './metrics.queries.ts'
-import { createSettledHistory, firstColumns, joinColumns } from './settled-history.ts'
+import { countBefore, createSettledHistory, joinColumns, NO_COLUMNS, sliceColumns, type SettledPart } from './settled-history.ts'
 import { toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
@@ -48,6 +48,22 @@ export function createMetricsService (deps: MetricsServiceDeps) {
   const timeoutMs = deps.timeoutMs ?? LIVE_TIMEOUT_MS
   const freshMs = deps.intervalSeconds * 1000
   const settled = createSettledHistory({ maxEntries: SETTLED_ENTRIES, ttlMs: SETTLED_TTL_MS })
+
+  /**
+   * Keeps the buckets of this answer that have settled (before `untilMs`): the kept part extended,
+   * or, without one, the answer's whole buckets from `firstBucketMs` on.
+   */
+  function keepSettled (key: string, untilMs: number, firstBucketMs: number, kept: SettledPart | undefined, fresh: HistoryColumnsRow): void {
+    const settledFrom = kept?.untilMs ?? firstBucketMs
+    if (untilMs <= settledFrom) return
+    const added = sliceColumns(fresh, countBefore(fresh.epochs, settledFrom / 1000), countBefore(fresh.epochs, untilMs / 1000))
+    settled.set(key, {
+      startMs: kept?.startMs ?? firstBucketMs,
+      untilMs,
+      columns: joinColumns(kept?.columns ?? NO_COLUMNS, added),
+      bornAt: kept?.bornAt ?? settled.now()
+    })
+  }
 
   return {
     /**
@@ -93,26 +109,30 @@ export function createMetricsService (deps: MetricsServiceDeps) {
 
     /**
      * The series of [from, to) averaged and maxed per step, in one statement. At whole-hour steps
-     * the buckets already settled for this range are kept (settled-history.ts) and only the
-     * buckets after them are read again.
+     * the buckets already settled are kept per instance and step (settled-history.ts), and only
+     * what lies before and after them is read again.
      */
     async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryAnswer> {
       const range = resolveRange(query, new Date())
+      const firstBucketMs = firstWholeBucket(range)
       // Instance ids are never reused; whether this caller may read the instance is the statement's check.
-      const key = `${id}|${range.from.getTime()}|${range.stepSeconds}`
-      const kept = range.wholeHours ? settled.get(key, range.to.getTime()) : undefined
+      const key = `${id}|${range.stepSeconds}`
+      const kept = range.wholeHours ? settled.get(key, firstBucketMs, range.to.getTime()) : undefined
       const { rows: [row] } = await read<HistoryRow>(METRICS_HISTORY, [
         id, range.from.toISOString(), range.to.toISOString(), `${range.stepSeconds} seconds`, range.wholeHours,
-        kept === undefined ? '-infinity' : new Date(kept.untilMs).toISOString()
+        kept === undefined ? 'infinity' : new Date(firstBucketMs).toISOString(),
+        kept === undefined ? 'infinity' : new Date(kept.untilMs).toISOString()
       ])
       if (row === undefined) throw InstanceNotFound()
-      const { settled: settledCount, settled_until: settledUntil, ...fresh } = row
-      const columns: HistoryColumnsRow = kept === undefined ? fresh : joinColumns(kept.columns, fresh)
-      const untilMs = Number(settledUntil) * 1000
-      if (settledUntil !== null && untilMs > (kept?.untilMs ?? range.from.getTime())) {
-        const newlySettled = firstColumns(fresh, Number(settledCount))
-        settled.set(key, untilMs, kept === undefined ? newlySettled : joinColumns(kept.columns, newlySettled))
+      const { settled_until: settledUntil, ...fresh } = row
+      let columns: HistoryColumnsRow = fresh
+      if (kept !== undefined) {
+        // The fresh buckets are the partial first one (before firstBucketMs) and those after the kept part.
+        const head = countBefore(fresh.epochs, firstBucketMs / 1000)
+        const middle = sliceColumns(kept.columns, countBefore(kept.columns.epochs, firstBucketMs / 1000))
+        columns = joinColumns(sliceColumns(fresh, 0, head), middle, sliceColumns(fresh, head))
       }
+      if (settledUntil !== null) keepSettled(key, Number(settledUntil) * 1000, firstBucketMs, kept, fresh)
       return {
         instance_id: id,
         from: range.from.toISOString(),
@@ -123,6 +143,12 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       }
     }
   }
+}
+
+/** The first bucket boundary at or after `from`: buckets from here on are whole. */
+function firstWholeBucket (range: HistoryRange): number {
+  const width = range.stepSeconds * 1000
+  return BUCKET_ORIGIN_MS + Math.ceil((range.from.getTime() - BUCKET_ORIGIN_MS) / width) * width
 }
 
 export type MetricsService = ReturnType<typeof createMetricsService>

@@ -129,45 +129,58 @@ t.test('retention: raw samples past METRICS_RAW_RETENTION_DAYS go after their ro
   t.match(old.points[0], { time: from, samples: 60, cpu_avg: 0.45, cpu_max: 0.9 })
 })
 
-t.test('settled buckets are kept: a repeated range reads from the newest roll-up on, and answers what a first read does', async (t) => {
+t.test('settled buckets are kept: a repeated range reads only around them, and answers what a first read does', async (t) => {
   const id = await recordInstance(app, admin.user.tenant_id)
   await seedMinutes(app, admin.user.tenant_id, id, 3)
   const actor = { kind: 'user' as const, userId: admin.user.id, tenantId: admin.user.tenant_id, role: 'admin' as const, email: admin.email, name: 'Admin', sessionId: 'test' }
-  const startsRead: string[] = []
+  /** Per read, the kept part it read around ($7, $8 of the statement): 'infinity' when none. */
+  const keptParts: string[] = []
   const read: CallerSql = async (statement, values) => {
-    startsRead.push(String(values?.[5]))
+    keptParts.push(values?.[6] === 'infinity' ? 'none' : `${String(values?.[5])}..${String(values?.[6])}`)
     return await callerSql(app.sql, actor)(statement, values)
   }
   /** What a process that kept nothing answers. */
   const firstRead = async (query: { from: string, to: string, step: string }) =>
     (await createMetricsService({ reader: {} as UsageReader, intervalSeconds: 60, log: app.log }).history(callerSql(app.sql, actor), id, query)).columns
-  const ranges = ['1h', '3h'].map((step) => ({ from: new Date(hourEnd.getTime() - 3 * 24 * HOUR).toISOString(), to: new Date(hourEnd.getTime() + 2 * HOUR).toISOString(), step }))
-  const answers = async () => {
-    for (const range of ranges) t.same((await app.metrics.history(read, id, range)).columns, await firstRead(range), `step ${range.step}: the same buckets`)
+  const iso = (ms: number) => new Date(ms).toISOString()
+  /** Ranges at 1-hour and 3-hour steps; `from` may sit inside a bucket. */
+  const ranges = (fromMs: number) => ['1h', '3h'].map((step) => ({ from: iso(fromMs), to: iso(hourEnd.getTime() + 2 * HOUR), step }))
+  const answers = async (fromMs: number) => {
+    for (const range of ranges(fromMs)) t.same((await app.metrics.history(read, id, range)).columns, await firstRead(range), `step ${range.step} from ${range.from}: the same buckets`)
   }
+  const start = hourEnd.getTime() - 3 * 24 * HOUR
 
-  await answers()
-  t.same(startsRead, ['-infinity', '-infinity'], 'before any roll-up nothing is settled')
+  await answers(start)
+  t.same(keptParts, ['none', 'none'], 'before any roll-up nothing is settled')
   await app.metrics.retainNow()
   // The newest roll-ups taken back: the next pass writes them again, as a later hour would be.
-  await app.sql({ text: `DELETE FROM metric_hours WHERE instance_id = $1 AND hour >= $2`, values: [id, new Date(hourEnd.getTime() - 6 * HOUR).toISOString()] })
-  startsRead.length = 0
-  await answers()
-  t.same(startsRead, ['-infinity', '-infinity'], 'the first read of each range after a roll-up reads it all')
-  startsRead.length = 0
-  await answers()
-  // The buckets before the first hour not rolled up; at 3-hour steps, the 3-hour bucket it falls in.
-  const settled = [hourEnd.getTime() - 6 * HOUR, Math.floor((hourEnd.getTime() - 6 * HOUR) / (3 * HOUR)) * 3 * HOUR]
-  t.same(startsRead.map(Date.parse), settled, 'repeated: read only from the newest roll-up on')
+  const newest = hourEnd.getTime() - 6 * HOUR
+  await app.sql({ text: 'DELETE FROM metric_hours WHERE instance_id = $1 AND hour >= $2', values: [id, iso(newest)] })
+  keptParts.length = 0
+  await answers(start)
+  t.same(keptParts, ['none', 'none'], 'the first read after a roll-up reads the range whole')
+  keptParts.length = 0
+  await answers(start)
+  const threeHourly = Math.floor(newest / (3 * HOUR)) * 3 * HOUR
+  /** Where a range's whole buckets start: at or after its `from`, on the step's boundaries. */
+  const whole = (fromMs: number, hours: number) => iso(Math.ceil(fromMs / (hours * HOUR)) * hours * HOUR)
+  const around = (fromMs: number) => [`${whole(fromMs, 1)}..${iso(newest)}`, `${whole(fromMs, 3)}..${iso(threeHourly)}`]
+  t.same(keptParts, around(start), 'repeated: only what lies after the settled buckets is read')
+
+  keptParts.length = 0
+  await answers(start + 17 * 60_000) // "the last three days", 17 minutes later: the first bucket is partial
+  await answers(start + 3 * HOUR + 60_000) // and past the next bucket boundaries
+  t.same(keptParts, [...around(start + 17 * 60_000), ...around(start + 3 * HOUR + 60_000)], 'a range moving with the clock reads its partial first bucket and what lies after the kept part')
 
   await app.metrics.retainNow()
-  startsRead.length = 0
-  await answers()
-  await answers()
-  t.same(startsRead.slice(0, 2).map(Date.parse), settled, 'still reading from the part kept before')
-  t.ok(Date.parse(String(startsRead[2])) > settled[0]! && Date.parse(String(startsRead[3])) > settled[1]!, `then from the new roll-ups on (${startsRead.slice(2).join(', ')})`)
+  keptParts.length = 0
+  await answers(start)
+  await answers(start)
+  t.same(keptParts.slice(0, 2), around(start), 'new roll-ups: read from the part kept before')
+  t.ok(keptParts.slice(2).every((part) => Date.parse(part.split('..')[1]!) > newest), `then the kept part reaches further (${keptParts.slice(2).join(', ')})`)
 
   const other = await signup(app)
-  const foreign = await app.inject({ method: 'GET', url: `/api/instances/${id}/metrics/history?from=${ranges[0]!.from}&to=${ranges[0]!.to}&step=1h`, headers: bearer(other.token) })
+  const range = ranges(start)[0]!
+  const foreign = await app.inject({ method: 'GET', url: `/api/instances/${id}/metrics/history?from=${range.from}&to=${range.to}&step=1h`, headers: bearer(other.token) })
   t.equal(foreign.statusCode, 404, 'what is kept for an instance is still only its tenant\'s')
 })
