@@ -46,6 +46,11 @@ export interface ErpDatabases {
    * after a crash it finishes the swap; without a staged database it changes nothing.
    */
   promote: (instanceId: string) => Promise<void>
+  /**
+   * Drops the staged database of a restore that has given up. Kept while the instance's own
+   * database is missing: then only promoting it again can finish a swap cut off half-way.
+   */
+  discardStaged: (instanceId: string) => Promise<void>
   /** Bytes per instance id, in one query; instances without a database are absent. */
   sizes: (instanceIds: string[]) => Promise<Map<string, number>>
   /** True when both the database and the role exist. */
@@ -187,6 +192,15 @@ export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases 
           await client.query(`ALTER DATABASE ${id(staged)} RENAME TO ${id(live)}`)
         }
         await client.query(`DROP DATABASE IF EXISTS ${id(old)} WITH (FORCE)`)
+      })
+    },
+
+    async discardStaged (instanceId) {
+      const names = erpDatabaseNames(instanceId)
+      await locked(names, async (client) => {
+        // Never while the live database is missing: a promote cut off between its renames is finished by running it again, from the staged one.
+        const live = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [names.database])
+        if (live.rowCount === 1) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(`${names.database}_restore`)} WITH (FORCE)`)
       })
     },
 

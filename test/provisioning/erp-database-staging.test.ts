@@ -55,3 +55,22 @@ t.test('a promote cut off between its renames finishes when run again', async (t
   t.same(await on(names.database, 'SELECT v FROM marker'), [{ v: 'new' }])
   t.same(await databasesNow(), [names.database])
 })
+
+t.test('a restore that gave up: its staged database is dropped, unless it is all that is left of the instance\'s', async (t) => {
+  await dbs.ensure(id)
+  await on(names.database, "CREATE TABLE partners (name text); INSERT INTO partners VALUES ('live')")
+  await dbs.stage(id)
+  await dbs.discardStaged(id)
+  t.same(await databasesNow(), [names.database], 'the staged copy is gone')
+  t.same(await on(names.database, 'SELECT name FROM partners'), [{ name: 'live' }], 'the instance\'s own database untouched')
+  await dbs.discardStaged(id)
+  t.pass('nothing to drop is fine')
+
+  const staged = await dbs.stage(id)
+  await on(staged.name, "CREATE TABLE partners (name text); INSERT INTO partners VALUES ('restored')")
+  await adminQuery(`ALTER DATABASE ${pg.escapeIdentifier(names.database)} RENAME TO ${pg.escapeIdentifier(`${names.database}_old`)}`) // a promote cut off half-way
+  await dbs.discardStaged(id)
+  t.same(await databasesNow(), [names.database + '_old', staged.name].sort(), 'kept: promoting again is what finishes the swap')
+  await dbs.promote(id)
+  t.same(await on(names.database, 'SELECT name FROM partners'), [{ name: 'restored' }])
+})

@@ -171,6 +171,8 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const last = corrupt || job.retryCount >= job.retryLimit
       jobLog.warn({ err: error, backupId, attempt: job.retryCount + 1, last }, 'Restore attempt failed')
       if (!last) throw error
+      // A copy of the database that will never be promoted: not left to hold the disk until the next restore.
+      await databases.discardStaged(instance.uid).catch((discardError: unknown) => jobLog.warn({ err: discardError }, 'The staged database of the failed restore could not be dropped'))
       if (corrupt && !asNew && await startedAgain(instance, job.signal)) {
         await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
           const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running', message: `Restore from backup #${backup.id} refused: ${message}` })

@@ -14,6 +14,8 @@ export interface ErpDatabasesPort {
   stage: (instanceUid: string) => Promise<DatabaseCredentials>
   /** The staged database takes the instance's one's place (idempotent). */
   promote: (instanceUid: string) => Promise<void>
+  /** Drops the staged database of a restore that has given up (kept while the instance's own is missing). */
+  discardStaged: (instanceUid: string) => Promise<void>
   /** Bytes per instance uid. */
   sizes: (instanceUids: string[]) => Promise<Map<string, number>>
 }

@@ -73,6 +73,7 @@ function databasesDouble (drops: string[]): ErpDatabasesPort {
     drop: async (id) => { drops.push(id) },
     stage: async () => { throw new Error('no restore here') },
     promote: async () => { throw new Error('no restore here') },
+    discardStaged: async () => { throw new Error('no restore here') },
     sizes: async () => new Map()
   }
 }

@@ -10,6 +10,7 @@ import { buffer } from 'node:stream/consumers'
 import t from 'tap'
 import { pack } from 'tar-stream'
 import { describeParts, PARTS, readArchive, writeArchive } from '../../../../plugins/app/backups/backup-archive.ts'
+import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { tagTestImages, waitForState } from '../../../support/instances.ts'
@@ -68,4 +69,6 @@ docker.test('a restore whose filestore unpack fails leaves the instance\'s rows 
 
   t.same(await rows(), rowsBefore, 'the rows and tables made after the backup are all there: the restored database never took the instance\'s one\'s place')
   t.equal(await inFilestore(subdomain, `${LIST_FILES}; find /data -name '.restore-*'`), filesBefore, 'every file as it was, and no staging folder')
+  const staged = await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${erpDatabaseNames(uid).database}_restore`])).rowCount)
+  t.equal(staged, 0, 'and no staged copy of the database left behind')
 })
