@@ -77,6 +77,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
         backupImage: config.BACKUP_IMAGE,
         backupStorageGb: config.KUBE_BACKUP_STORAGE_GB,
+        backupReaderImage: config.BACKUP_READER_IMAGE,
         initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000
       })
     }
