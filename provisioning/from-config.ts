@@ -78,6 +78,7 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         backupImage: config.BACKUP_IMAGE,
         backupStorageGb: config.KUBE_BACKUP_STORAGE_GB,
         backupReaderImage: config.BACKUP_READER_IMAGE,
+        backupReaderReadyMs: config.BACKUP_READER_READY_SECONDS * 1000,
         initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000
       })
     }

@@ -37,7 +37,7 @@ export interface KubernetesBackendOptions {
   backupPollMs?: number
   /** Image of the pod that serves a backup archive for its download: busybox's httpd (`httpd -f -p 8080 -h /backups`) [BACKUP_READER_IMAGE, default `busybox:1.37`]. */
   backupReaderImage?: string
-  /** How long a download waits for its reader pod to be ready before answering 503 [default 60000]. */
+  /** How long a download waits for its reader pod to be ready before answering 503 [BACKUP_READER_READY_SECONDS, default 60000]. */
   backupReaderReadyMs?: number
   /** How often a starting reader pod is polled [default 500]. */
   backupReaderPollMs?: number
