@@ -7,6 +7,7 @@
  * replicas), so "already there" and "already gone" are successes, not errors.
  */
 
+import type { Readable } from 'node:stream'
 import type { RpcFetch } from './erp/odoo-rpc.ts'
 import type { ErpServerSetup } from './erp/server-config.ts'
 
@@ -113,6 +114,16 @@ export class BackendUnavailableError extends Error {
 /** A backup archive does not match what was recorded of it (SHA-256 of the whole, or of a part against its manifest). */
 export class ArchiveCorruptError extends Error {
   override name = 'ArchiveCorruptError'
+}
+
+/** Why an archive kept in the cluster cannot be read now: `missing` (not on the claim), `busy` (the tenant's quota has no room for one more reader), `not-ready` (the reader did not start in time), `unreadable` (the read answered something else than the archive's bytes). */
+export class ArchiveReadError extends Error {
+  override name = 'ArchiveReadError'
+  readonly reason: 'missing' | 'busy' | 'not-ready' | 'unreadable'
+  constructor (reason: ArchiveReadError['reason'], message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.reason = reason
+  }
 }
 
 /** One line of an instance's output, as the backend recorded it. */
@@ -239,6 +250,14 @@ export interface ClusterBackupRunner {
   restore: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, key: string, sha256: string, database: string }) => Promise<void>
   /** Removes an archive `archive` made; missing is fine. */
   removeArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
+  /**
+   * The archive's bytes (all `size` of them, or `range`), streamed from where it is kept, once they
+   * are known to come: ArchiveReadError otherwise. Whatever was started to read it is removed when
+   * the stream ends, fails or is destroyed; a stream that ends short errors instead of ending.
+   */
+  openArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, key: string, read: { size: number, range?: { start: number, end: number }, backupId: number }) => Promise<Readable>
+  /** Removes what killed reads left (reader pods) once they have ended or outlived their deadline; answers how many. */
+  sweep?: () => Promise<number>
 }
 
 /**

@@ -77,6 +77,8 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
         stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
         backupImage: config.BACKUP_IMAGE,
         backupStorageGb: config.KUBE_BACKUP_STORAGE_GB,
+        backupReaderImage: config.BACKUP_READER_IMAGE,
+        backupReaderReadyMs: config.BACKUP_READER_READY_SECONDS * 1000,
         initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000
       })
     }

@@ -32,6 +32,12 @@ export const OPERATIONS_SECTIONS = {
       description: 'Image of the one-off container that runs pg_dump and pg_restore next to an instance; `{pg_major}` is the database server\'s major version, so the client is never older than the server.',
       examples: ['postgres:{pg_major}', 'registry.example.com/postgres-client:16']
     }),
+    BACKUP_READER_IMAGE: Type.String({
+      minLength: 1, default: 'busybox:1.37',
+      description: 'Kubernetes backend: image of the short-lived pod that serves a backup archive from the tenant\'s backup claim while it is downloaded; it runs `httpd -f -p 8080 -h /backups` (busybox httpd, which answers byte ranges) as a non-root user.',
+      examples: ['busybox:1.37', 'registry.example.com/busybox:1.37']
+    }),
+    BACKUP_READER_READY_SECONDS: seconds(1, 3600, 60, 'Kubernetes backend: how long a download waits for its reader pod to be ready (scheduled, image pulled, httpd answering) before it answers 503 `BACKUP_READER_UNAVAILABLE` and the pod is deleted.'),
     BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
   },
   'Addon sources (Git)': {

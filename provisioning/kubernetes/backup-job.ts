@@ -3,8 +3,8 @@
  * BACKUP_IMAGE (`postgres:{pg_major}`), with the instance's database Secret as its environment,
  * its data claim mounted read-only, and the tenant's backup claim (`backups-<tenant>`) mounted
  * to write the archive on. The archive stays on that claim: the control plane mounts no tenant
- * volume, so a restore is a Job too (restore-job.ts), and the archive cannot be streamed to a
- * browser (see docs/backups.md).
+ * volume, so a restore is a Job too (restore-job.ts), and a download reads the archive through a
+ * short-lived reader pod (archive-reader.ts; see docs/backups.md).
  *
  * The script builds the same archive as the Docker path (manifest.json, database.dump,
  * filestore.tar with entries under data/), writes it under a temporary name, renames it into
@@ -12,6 +12,8 @@
  */
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
 import type { ClusterBackupRunner, InstanceSpec } from '../backend.ts'
+import { createArchiveReader, type ArchiveReaderOptions } from './archive-reader.ts'
+import { besidePods } from './claim-affinity.ts'
 import { ensureClaim } from './claims.ts'
 import type { JobSpec, KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
@@ -34,6 +36,8 @@ export interface KubernetesBackupOptions {
   /** Bound of one backup: the Job's activeDeadlineSeconds, and how long the control plane waits. */
   timeoutMs: number
   pollMs: number
+  /** How downloads read archives off the claim (archive-reader.ts); their deadline is timeoutMs too. */
+  reader: Omit<ArchiveReaderOptions, 'claimOf' | 'deadlineSeconds'>
 }
 
 export const backupClaimOf = (tenantSubdomain: string): string => `backups-${tenantSubdomain}`
@@ -88,18 +92,14 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
   })
 
   const runJob = createJobRunner(jobs, options)
+  const reader = createArchiveReader(api, { ...options.reader, claimOf: backupClaimOf, deadlineSeconds: Math.ceil(options.timeoutMs / 1000) })
   const jobResources = { requests: { memory: '256Mi', cpu: '250m' }, limits: { memory: `${BACKUP_JOB_LIMITS.memoryMb}Mi`, cpu: `${BACKUP_JOB_LIMITS.cpuMillicores}m` } }
   /**
    * The backup pod mounts the instance's data claim, ReadWriteOnce: while an instance pod has it
-   * attached, only a pod on that pod's node can mount it too. Without an instance pod (a stopped
-   * instance) the claim is free, and a required affinity to no pod would never schedule.
+   * attached, only a pod on that pod's node can mount it too (claim-affinity.ts).
    */
-  async function besideInstance (spec: Where): Promise<Pick<JobSpec, 'affinity'>> {
-    const selector = selectorLabels(spec.subdomain)
-    const pods = await api.listPods(namespaceOf(spec.tenantSubdomain), Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(','))
-    if (!pods.some((pod) => pod.metadata?.deletionTimestamp == null)) return {}
-    return { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: selector }, topologyKey: 'kubernetes.io/hostname' }] } } }
-  }
+  const besideInstance = (spec: Where): Promise<Pick<JobSpec, 'affinity'>> =>
+    besidePods(api, namespaceOf(spec.tenantSubdomain), { matchLabels: selectorLabels(spec.subdomain) })
 
   /** Where an archive key of this tenant is, as a Job mounting the backup claim sees it. */
   function pathOnClaim (spec: Where, key: string): string {
@@ -148,6 +148,9 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
         activeDeadlineSeconds: Math.ceil(options.timeoutMs / 1000)
       }))
     },
+
+    openArchive: (spec, key, read) => reader.open(spec, key, read),
+    sweep: () => reader.sweep(),
 
     async removeArchive (spec, pgMajor, key) {
       const path = pathOnClaim(spec, key)

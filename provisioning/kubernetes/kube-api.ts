@@ -25,6 +25,13 @@ export interface KubeApi {
   resizeClaim: (namespace: string, name: string, storage: string, fieldManager: string) => Promise<void>
   listDeployments: (namespace: string, labelSelector: string) => Promise<V1Deployment[]>
   listPods: (namespace: string, labelSelector: string) => Promise<V1Pod[]>
+  /** Pods of every namespace (one call) matching `labelSelector`. */
+  listPodsEverywhere: (labelSelector: string) => Promise<V1Pod[]>
+  /** A bare pod (no controller): created as given; the API's refusals (quota 403 …) are thrown as they come. */
+  createPod: (pod: V1Pod) => Promise<V1Pod>
+  readPod: (namespace: string, name: string) => Promise<V1Pod | undefined>
+  /** Deletes at once (grace period 0: nothing in it needs time to stop); false when it was already gone. */
+  removePod: (namespace: string, name: string) => Promise<boolean>
   /** The cheapest call that needs valid credentials (unlike /version, which clusters serve to anyone). */
   listOneNamespace: (policy: Partial<CallPolicy>) => Promise<void>
 }
@@ -93,6 +100,20 @@ export function createKubeApi (kubeConfig: KubeConfig, call: ApiCaller): KubeApi
     },
     async listPods (namespace, labelSelector) {
       return (await call(`list Pods in ${namespace}`, (o) => core.listNamespacedPod({ namespace, labelSelector }, o))).items
+    },
+    async listPodsEverywhere (labelSelector) {
+      return (await call('list Pods in all namespaces', (o) => core.listPodForAllNamespaces({ labelSelector }, o))).items
+    },
+    async createPod (pod) {
+      const namespace = pod.metadata?.namespace ?? ''
+      // No retries: a create repeated after a lost answer would make a second pod (generateName).
+      return await call(`create Pod in ${namespace}`, (o) => core.createNamespacedPod({ namespace, body: pod }, o), { retries: 0 })
+    },
+    readPod: (namespace, name) =>
+      orMissing(call(`read Pod ${at(namespace, name)}`, (o) => core.readNamespacedPod({ name, namespace }, o))),
+    async removePod (namespace, name) {
+      const gone = await orMissing(call(`delete Pod ${at(namespace, name)}`, (o) => core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }, o)))
+      return gone !== undefined
     },
     async listOneNamespace (policy) {
       await call('list namespaces', (o) => core.listNamespace({ limit: 1 }, o), policy)

@@ -8,7 +8,7 @@ import { createKubeApi } from './kube-api.ts'
 import { createKubernetesLogs } from './logs.ts'
 import { createKubernetesUsage } from './metrics.ts'
 import { createObserveOps } from './observe-ops.ts'
-import { erpUrl, kubeAuthenticatedFetch } from './erp-access.ts'
+import { erpUrl, kubeAuthenticatedFetch, kubeAuthenticatedStream } from './erp-access.ts'
 import { resolveOptions, type KubernetesBackendOptions } from './options.ts'
 import { createTenantOps } from './tenant-ops.ts'
 
@@ -68,7 +68,8 @@ export function createKubernetesBackend (input: KubernetesBackendOptions): Kuber
     jobs,
     clusterBackups: createKubernetesBackupRunner(api, jobs, {
       imageTemplate: options.backupImage, storageClass: options.storageClass, claimGb: options.backupStorageGb,
-      fieldManager: options.fieldManager, timeoutMs: options.backupTimeoutMs, pollMs: options.backupPollMs
+      fieldManager: options.fieldManager, timeoutMs: options.backupTimeoutMs, pollMs: options.backupPollMs,
+      reader: { image: options.backupReaderImage, readyMs: options.backupReaderReadyMs, pollMs: options.backupReaderPollMs, server, stream: kubeAuthenticatedStream(options.kubeConfig) }
     }),
     // Nothing to free: client-node 2.0.1 gives every request its own dispatcher; no pool or watch is kept.
     async close () {}

@@ -35,6 +35,12 @@ export interface KubernetesBackendOptions {
   backupTimeoutMs?: number
   /** How often a running backup Job is polled [default 2000]. */
   backupPollMs?: number
+  /** Image of the pod that serves a backup archive for its download: busybox's httpd (`httpd -f -p 8080 -h /backups`) [BACKUP_READER_IMAGE, default `busybox:1.37`]. */
+  backupReaderImage?: string
+  /** How long a download waits for its reader pod to be ready before answering 503 [BACKUP_READER_READY_SECONDS, default 60000]. */
+  backupReaderReadyMs?: number
+  /** How often a starting reader pod is polled [default 500]. */
+  backupReaderPollMs?: number
   /** How the portal reaches an instance's ERP: the Service's cluster DNS name, or the API server's Service proxy [KUBE_ERP_ACCESS, default `service-dns`]. */
   erpAccess?: KubeErpAccess
   /** Server-side apply field manager [default `erp-portal`]. */
@@ -77,6 +83,9 @@ export function resolveOptions (options: KubernetesBackendOptions): ResolvedOpti
     backupStorageGb: options.backupStorageGb ?? 20,
     backupTimeoutMs: options.backupTimeoutMs ?? 6 * 3600_000,
     backupPollMs: options.backupPollMs ?? 2000,
+    backupReaderImage: options.backupReaderImage ?? 'busybox:1.37',
+    backupReaderReadyMs: options.backupReaderReadyMs ?? 60_000,
+    backupReaderPollMs: options.backupReaderPollMs ?? 500,
     erpAccess: options.erpAccess ?? 'service-dns',
     fieldManager: options.fieldManager ?? 'erp-portal',
     callTimeoutMs,

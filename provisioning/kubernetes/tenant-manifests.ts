@@ -8,7 +8,7 @@ export function namespaceManifest (tenantSubdomain: string, tenantId: string): V
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespaceOf(tenantSubdomain), labels: tenantLabels(tenantSubdomain, tenantId) } }
 }
 
-/** Room in the quota for one backup Job at a time, so a tenant using its whole plan can still be backed up. */
+/** Room in the quota for one backup Job and a few download reader pods at a time, so a tenant using its whole plan can still be backed up and download its backups. */
 export interface QuotaExtras {
   /** The addons and backup claims. */
   storageGb: number
@@ -18,7 +18,7 @@ export interface QuotaExtras {
 
 /**
  * The subscription's limits. `requests.storage` also covers the addons and backup claims, and
- * the compute limits a backup Job's pod, so the tenant's plan is left whole for its instances.
+ * the compute limits a backup Job's pod and the download readers, so the tenant's plan is left whole for its instances.
  * Only limits are listed: every ERP pod sets them, and a quota on requests would refuse pods without.
  */
 export function quotaManifest (tenantSubdomain: string, quota: TenantQuota, extras: QuotaExtras): V1ResourceQuota {

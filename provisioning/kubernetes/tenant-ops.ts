@@ -1,5 +1,6 @@
 /** A tenant's shared objects: namespace, quota, addons claim. */
 import type { TenantQuota } from '../backend.ts'
+import { CONCURRENT_READERS, READER_LIMITS } from './archive-reader.ts'
 import { BACKUP_JOB_LIMITS } from './backup-job.ts'
 import { ensureClaim } from './claims.ts'
 import type { KubeApi } from './kube-api.ts'
@@ -23,7 +24,11 @@ export function createTenantOps (api: KubeApi, options: ResolvedOptions): Tenant
     async ensureTenant (tenantSubdomain, tenantId, quota) {
       await api.apply(namespaceManifest(tenantSubdomain, tenantId), manager)
       // The quota first: the claim counts against it.
-      const extras = { storageGb: options.addonsStorageGb + options.backupStorageGb, memoryMb: BACKUP_JOB_LIMITS.memoryMb, cpuMillicores: BACKUP_JOB_LIMITS.cpuMillicores }
+      const extras = {
+        storageGb: options.addonsStorageGb + options.backupStorageGb,
+        memoryMb: BACKUP_JOB_LIMITS.memoryMb + CONCURRENT_READERS * READER_LIMITS.memoryMb,
+        cpuMillicores: BACKUP_JOB_LIMITS.cpuMillicores + CONCURRENT_READERS * READER_LIMITS.cpuMillicores
+      }
       await api.apply(quotaManifest(tenantSubdomain, quota, extras), manager)
       await ensureClaim(api, addonsClaim(tenantSubdomain), manager)
     },

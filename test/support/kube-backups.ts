@@ -18,13 +18,17 @@ import { RESULT_MARK } from '../../provisioning/kubernetes/backup-job.ts'
 export const ARCHIVE_SHA = 'b'.repeat(64)
 const slow = { timeoutMs: 20_000, intervalMs: 50 }
 
-export async function kubeApp (t: Test) {
-  const kube = await fakeKubeApiServer(t, { readyDelayMs: 100 })
+/**
+ * `podRuntime`: reader pods run for real (busybox httpd on Docker); `claimFolders` may be filled
+ * once the tenant's namespace is known (`<namespace>/<claim>` → host folder).
+ */
+export async function kubeApp (t: Test, options: { podRuntime?: { claimFolders: Record<string, string> }, env?: Record<string, unknown> } = {}) {
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, ...(options.podRuntime === undefined ? {} : { podRuntime: options.podRuntime }) })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'config'), kube.kubeconfigText)
   const { app, databaseUrl } = await build(t, {
-    env: { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', INSTANCES_DOMAIN: 'erp.test', RECONCILE_SECONDS: 3600, BACKUP_JOB_RETRIES: 0, BACKUP_IMAGE: 'registry.example/erp-backup:{pg_major}', BACKUP_DIR: dir }
+    env: { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', INSTANCES_DOMAIN: 'erp.test', RECONCILE_SECONDS: 3600, BACKUP_JOB_RETRIES: 0, BACKUP_IMAGE: 'registry.example/erp-backup:{pg_major}', BACKUP_DIR: dir, ...options.env }
   })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
@@ -42,12 +46,12 @@ export async function kubeApp (t: Test) {
   return { kube, app, admin, id, subdomain, namespace, databaseUrl, firstStart }
 }
 
-/** A completed backup of `id`: its Job reported an archive of 4096 bytes with ARCHIVE_SHA. */
-export async function completedBackup (context: { kube: Awaited<ReturnType<typeof kubeApp>>['kube'], app: FastifyInstance, namespace: string, admin: { token: string } }, id: number): Promise<number> {
+/** A completed backup of `id`: its Job reported an archive of `result` (default 4096 bytes with ARCHIVE_SHA). */
+export async function completedBackup (context: { kube: Awaited<ReturnType<typeof kubeApp>>['kube'], app: FastifyInstance, namespace: string, admin: { token: string } }, id: number, result = { bytes: 4096, sha256: ARCHIVE_SHA }): Promise<number> {
   const { kube, app, namespace, admin } = context
   const backupId: number = (await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })).json().backup.id
   await waitFor(async () => kube.get('Job', namespace, `erp-backup-${backupId}`), slow)
-  kube.setPodLogs(namespace, `erp-backup-${backupId}`, `${RESULT_MARK} 4096 ${ARCHIVE_SHA}\n`)
+  kube.setPodLogs(namespace, `erp-backup-${backupId}`, `${RESULT_MARK} ${result.bytes} ${result.sha256}\n`)
   kube.completeJob(namespace, `erp-backup-${backupId}`)
   const done = await waitForBackup(app, admin.token, id, backupId, 20_000)
   if (done.state !== 'completed') throw new Error(`backup ${backupId} ${done.state}: ${done.error ?? ''}`)

@@ -24,10 +24,13 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
     clusterRunnerOf,
     serverMajor,
 
-    /** Removes what killed backup attempts left on every backend (one-off containers) older than `olderThanMs`. */
+    /** Removes what killed backup attempts (one-off containers older than `olderThanMs`) and downloads (ended reader pods) left on every backend. */
     async sweep (olderThanMs: number): Promise<number> {
       let removed = 0
-      for (const backend of backends.all()) removed += await backend.backups?.sweep?.(olderThanMs) ?? 0
+      for (const backend of backends.all()) {
+        removed += await backend.backups?.sweep?.(olderThanMs) ?? 0
+        removed += await backend.clusterBackups?.sweep?.() ?? 0
+      }
       return removed
     },
 

@@ -9,3 +9,6 @@ export const BackupUnavailable = defineError('BACKUP_UNAVAILABLE', 'Backups cann
 export const BackupRangeInvalid = defineError('BACKUP_RANGE_NOT_SATISFIABLE', 'The requested range is outside the archive', 416)
 export const BackupInCluster = defineError('BACKUP_IN_CLUSTER', 'The archive is kept in the cluster, beside the instance', 409)
 export const BackupDownloadTokenInvalid = defineError('BACKUP_DOWNLOAD_TOKEN_INVALID', 'The download token is missing, expired, or not for this backup: ask POST /api/instances/{id}/backups/{backup_id}/download-token for a new one', 401)
+export const BackupDownloadsBusy = defineError('BACKUP_DOWNLOADS_BUSY', 'As many downloads of this company\'s backups as its quota allows are running: try again when one has finished', 429)
+export const BackupReaderUnavailable = defineError('BACKUP_READER_UNAVAILABLE', 'The cluster did not start the pod that reads the archive in time', 503)
+export const BackupArchiveUnreadable = defineError('BACKUP_ARCHIVE_UNREADABLE', 'Reading the archive in the cluster failed', 502)

@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { ArchiveReadError, BackendUnavailableError } from '../../../provisioning/backend.ts'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Jobs } from '../../external/jobs.ts'
@@ -12,7 +14,8 @@ import { ACTIVE_BACKUP_STATES, Backup, type BackupKind } from './backup.entity.t
 import type { BackupRunners } from './backup-runners.ts'
 import { inStore, type BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound } from './backups.errors.ts'
+import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable, BackupUnavailable } from './backups.errors.ts'
+import type { ByteRange } from './backup-download.ts'
 
 export const BACKUP_QUEUE = 'instance-backups'
 
@@ -104,16 +107,29 @@ export function createBackupsService (deps: BackupsServiceDeps) {
       return toBackupView(await backupOf(em, instanceId, backupId))
     },
 
-    /** The completed archive: its store key, size and a file name for Content-Disposition. */
-    async archive (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<{ key: string, size: number, fileName: string }> {
+    /**
+     * The completed archive: its key, size, a file name for Content-Disposition, and how to open its
+     * bytes (all, or a range) from the backup store or, for an archive kept in a Kubernetes cluster,
+     * through the cluster runner; 409 BACKUP_IN_CLUSTER only where no cluster runner is configured.
+     */
+    async archive (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<Archive> {
       const backup = await backupOf(em, instanceId, backupId)
       if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be downloaded`, { state: backup.state })
-      if (!inStore(backup.archiveKey)) throw archiveInCluster(backup.archiveKey)
-      const size = await store.size(backup.archiveKey)
-      if (size === undefined) throw BackupNotFound('The backup\'s archive is missing from the backup store')
+      const key = backup.archiveKey
       const instance = await instanceOf(em, instanceId)
       const stamp = (backup.completedAt ?? backup.createdAt).toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-')
-      return { key: backup.archiveKey, size, fileName: `${instance.subdomain}-backup-${backup.id}-${stamp}.tar` }
+      const fileName = `${instance.subdomain}-backup-${backup.id}-${stamp}.tar`
+      if (inStore(key)) {
+        const size = await store.size(key)
+        if (size === undefined) throw BackupNotFound('The backup\'s archive is missing from the backup store')
+        return { key, size, fileName, open: async (range) => store.read(key, range) }
+      }
+      // A backend that is not enabled or configured here has no runner to read with, as one without any.
+      const runner = (() => { try { return runners.clusterRunnerOf(instance) } catch { return undefined } })()
+      if (runner === undefined || backup.sizeBytes == null) throw archiveInCluster(key)
+      const size = backup.sizeBytes
+      const spec = { instanceId: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }
+      return { key, size, fileName, open: (range) => openInCluster(() => runner.openArchive(spec, key, { size, backupId, ...(range === undefined ? {} : { range }) })) }
     },
 
     /** Removes the record and its archive (admin); a backup under way cannot be removed. */
@@ -143,14 +159,36 @@ export function createBackupsService (deps: BackupsServiceDeps) {
   }
 }
 
+export interface Archive {
+  key: string
+  size: number
+  fileName: string
+  /** The bytes, once they are known to come (errors before any byte is sent are the API's errors). */
+  open: (range?: ByteRange) => Promise<Readable>
+}
+
+/** A cluster read's failures as the API's errors: 404, 429, 503, 502. */
+async function openInCluster (open: () => Promise<Readable>): Promise<Readable> {
+  try {
+    return await open()
+  } catch (error) {
+    if (error instanceof BackendUnavailableError) throw BackupUnavailable(`${error.message}: ${error.hint}`, { backend: error.backend, hint: error.hint })
+    if (!(error instanceof ArchiveReadError)) throw BackupArchiveUnreadable(`Reading the archive in the cluster failed: ${(error as Error).message}`)
+    switch (error.reason) {
+      case 'missing': throw BackupNotFound(error.message)
+      case 'busy': throw BackupDownloadsBusy(error.message)
+      case 'not-ready': throw BackupReaderUnavailable(error.message)
+      case 'unreadable': throw BackupArchiveUnreadable(error.message)
+    }
+  }
+}
+
 /**
- * 409: the archive lives on the tenant's backup volume in the cluster, which the control plane does
- * not mount: it can be restored only by the backend's Job there, and not downloaded.
+ * 409: the archive lives on the tenant's backup volume in a cluster whose backend is not configured
+ * here: the control plane mounts no tenant volume, so only that backend (its Jobs, its reader pods) can use it.
  */
 export function archiveInCluster (key: string, asked: 'download' | 'restore' = 'download'): Error {
-  const why = asked === 'download'
-    ? 'it cannot be downloaded through the portal; restoring it runs in the cluster'
-    : 'it is restored by a Job there, and the backend that runs it is not configured here'
+  const why = asked === 'download' ? 'it is read there, and the backend that reads it is not configured here' : 'it is restored by a Job there, and the backend that runs it is not configured here'
   return BackupInCluster(`The archive is kept in the cluster, on the tenant's backup volume, which the portal does not mount: ${why}`, { location: key })
 }
 

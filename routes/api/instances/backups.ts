@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify'
 import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
+import type { Archive } from '../../../plugins/app/backups/backups.service.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -58,11 +59,14 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Download a backup\'s archive',
       description: 'Streams the archive (a tar: manifest.json, database.dump, filestore.tar) with `Content-Length` and `Content-Disposition`. ' +
         'Send `Range: bytes=<start>-` to resume: 206 with `Content-Range`; 416 for a range outside the archive. Compare the SHA-256 of the whole file with the backup\'s `sha256`. ' +
-        '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept on a Kubernetes tenant\'s backup volume, which the portal does not mount (restore it instead: that runs in the cluster).',
+        'An archive kept on a Kubernetes tenant\'s backup volume is read in the cluster by a short-lived reader pod, through the API server: ' +
+        '429 `BACKUP_DOWNLOADS_BUSY` when the company\'s quota has no room for one more reader (two downloads at once), 503 `BACKUP_READER_UNAVAILABLE` when the pod is not ready within a minute, ' +
+        '502 `BACKUP_ARCHIVE_UNREADABLE` when the cluster answers something else than the archive\'s bytes, 404 `BACKUP_NOT_FOUND` when the archive is missing. ' +
+        '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept in a Kubernetes cluster whose backend is not configured here.',
       params: BackupParams,
       headers: DownloadHeaders,
       produces: ['application/x-tar', 'application/json'],
-      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416, 429, 502])
     }
   }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)))
 
@@ -72,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'createBackupDownloadToken',
       summary: 'A short-lived link to download a backup from a browser',
       description: `Mints a token good for ${DOWNLOAD_TOKEN_SECONDS / 60} minutes for this backup's \`download-by-token\` route only (so the bearer token never goes into a URL), ` +
-        'as often as a resumed download needs. Only its SHA-256 is stored. 409 `BACKUP_NOT_COMPLETED` / `BACKUP_IN_CLUSTER` as for the download.',
+        'as often as a resumed download needs. Only its SHA-256 is stored. 409 `BACKUP_NOT_COMPLETED` / `BACKUP_IN_CLUSTER` as for the download (an archive kept in a Kubernetes cluster is downloaded with it as well).',
       params: BackupParams,
       response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409])
     }
@@ -90,7 +94,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: DownloadTokenQuery,
       headers: DownloadHeaders,
       produces: ['application/x-tar', 'application/json'],
-      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416, 429, 502])
     }
   }, async (request, reply) => {
     const { em, actor } = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
@@ -121,7 +125,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({ success: true as const, schedule: await backups.putSchedule(request.em, request.actor, request.params.id, request.body) }))
 
-  function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: { key: string, size: number, fileName: string }) {
+  async function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: Archive) {
     let range
     try {
       range = parseRange(rangeHeader, archive.size)
@@ -129,6 +133,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       reply.header('content-range', `bytes */${archive.size}`)
       throw error
     }
+    // Opened before any header is set: a failure to open is an error envelope, not a broken archive.
+    const body = await archive.open(range)
     reply
       .header('content-type', 'application/x-tar')
       .header('content-disposition', `attachment; filename="${archive.fileName}"`)
@@ -136,10 +142,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       .header('cache-control', 'private, no-store')
     if (range === undefined) {
       reply.header('content-length', archive.size)
-      return reply.code(200).send(backups.store.read(archive.key))
+      return reply.code(200).send(body)
     }
     reply.header('content-range', `bytes ${range.start}-${range.end}/${archive.size}`).header('content-length', range.end - range.start + 1)
-    return reply.code(206).send(backups.store.read(archive.key, range))
+    return reply.code(206).send(body)
   }
 
   fastify.post('/:id/backups/:backup_id/restore', {

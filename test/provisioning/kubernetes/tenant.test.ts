@@ -18,8 +18,8 @@ t.test('creates the namespace with its labels, the quota from TenantQuota and th
   })
   const quota = kube.get('ResourceQuota', 'erp-acme', 'erp-quota')
   t.same(quota?.spec?.hard, {
-    'limits.memory': '6656Mi', // 6 GiB + 512 MiB for one backup Job
-    'limits.cpu': '3', // 2500m + 500m for one backup Job
+    'limits.memory': '6784Mi', // 6 GiB + 512 MiB for one backup Job + 2 × 64 MiB for two download readers
+    'limits.cpu': '3400m', // 2500m + 500m for one backup Job + 2 × 200m for two download readers
     'requests.storage': '65Gi', // 40 for the instances + 5 for the addons claim + 20 for the backup claim
     'count/deployments.apps': '3'
   })
@@ -44,7 +44,7 @@ t.test('a second ensureTenant changes nothing; a new quota is applied', async (t
   t.equal(kube.list('ResourceQuota', 'erp-acme').length, 1)
 
   await backend.ensureTenant('acme', TENANT_ID, { ...QUOTA, instances: 5, memoryMb: 1536 })
-  t.match(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard, { 'count/deployments.apps': '5', 'limits.memory': '2Gi' }) // 1536 MiB + 512 for a backup Job
+  t.match(kube.get('ResourceQuota', 'erp-acme', 'erp-quota')?.spec?.hard, { 'count/deployments.apps': '5', 'limits.memory': '2176Mi' }) // 1536 MiB + 512 for a backup Job + 128 for two download readers
   t.same(kube.internalErrors, [])
 })
 

@@ -127,11 +127,20 @@ t.test('namespaces: created with the name label; deleting one terminates it, the
   t.match(await rejection(core.createNamespacedSecret({ namespace: 'nowhere', body: { metadata: { name: 'x' } } })), { code: 404, message: 'namespaces "nowhere" not found' })
 })
 
-t.test('pods are served read-only', async (t) => {
+t.test('bare pods: created (generateName, defaults), read, deleted; other writes to pods are refused', async (t) => {
   const kube = await fakeKubeApiServer(t)
   kube.seed(namespaceManifest(NS))
   const core = kube.kubeConfig.makeApiClient(CoreV1Api)
-  const error = await rejection(core.createNamespacedPod({ namespace: NS, body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } }))
-  t.match(error, { code: 405, reason: 'MethodNotAllowed', message: /read-only/ })
-  t.match(await rejection(core.readNamespacedPod({ name: 'p', namespace: NS })), { code: 404, message: 'pods "p" not found' })
+  const created = await core.createNamespacedPod({ namespace: NS, body: { metadata: { generateName: 'p-' }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1' }] } } })
+  const name = created.metadata?.name ?? ''
+  t.match(name, /^p-[a-z0-9]{5}$/)
+  t.match(created, { spec: { restartPolicy: 'Never', dnsPolicy: 'ClusterFirst', containers: [{ imagePullPolicy: 'IfNotPresent' }] }, status: { phase: 'Pending' } })
+  t.equal(created.status?.podIP, undefined, 'no IP while Pending')
+  t.match(await core.readNamespacedPod({ name, namespace: NS }), { status: { phase: 'Running', conditions: [{ type: 'PodScheduled' }, { type: 'Initialized' }, { type: 'ContainersReady', status: 'True' }, { type: 'Ready', status: 'True' }] } })
+  t.match(await rejection(core.createNamespacedPod({ namespace: NS, body: { metadata: { name: 'q' }, spec: { restartPolicy: 'Sometimes', containers: [{ name: 'c', image: 'busybox:1' }] } } as never })), { code: 422, reason: 'Invalid' })
+  t.match(await rejection(core.replaceNamespacedPod({ name, namespace: NS, body: created })), { code: 405, reason: 'MethodNotAllowed', message: /read-only/ })
+  t.match(await core.deleteNamespacedPod({ name, namespace: NS }), { metadata: { name, deletionTimestamp: Date } }, 'the Pod is answered, marked deleted')
+  t.match(await rejection(core.readNamespacedPod({ name, namespace: NS })), { code: 404, message: `pods "${name}" not found` })
+  t.match(await rejection(core.deleteNamespacedPod({ name, namespace: NS })), { code: 404 })
+  t.same(kube.internalErrors, [])
 })

@@ -44,6 +44,11 @@ function defaultPodSpec (spec: JsonObject): void {
 }
 
 const DEFAULTERS: Record<string, (object: JsonObject, before: JsonObject | undefined, ctx: DefaultsContext) => void> = {
+  Pod (object) {
+    const spec = obj(object, 'spec')
+    defaultPodSpec(spec)
+    setDefault(spec, 'serviceAccountName', 'default')
+  },
   Namespace (object) {
     const meta = obj(object, 'metadata')
     obj(meta, 'labels')['kubernetes.io/metadata.name'] = meta.name ?? ''

@@ -21,6 +21,9 @@ import { fakeKubeConfig, fakeKubeconfigText, type KubeConfigOptions } from './ku
 import { isObject, type JsonObject } from './merge.ts'
 import { PodLogs } from './pod-logs.ts'
 import { renderPod, type SimPod } from './pods.ts'
+import { BarePods } from './bare-pods.ts'
+import { DockerPodRuntime, type PodRuntimeOptions } from './pod-runtime.ts'
+import { isPodProxyPath, podProxy } from './pod-proxy.ts'
 import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-metrics.ts'
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
@@ -55,6 +58,8 @@ export interface FakeKubeApiServerOptions {
   namespace?: string
   /** Whether metrics-server is installed (default true); without it metrics.k8s.io answers 404. */
   metricsServer?: boolean
+  /** Run bare pods' containers for real on the local Docker engine, claims backed by host folders (pod-runtime.ts); default: simulated, nothing listens. */
+  podRuntime?: PodRuntimeOptions
 }
 
 export interface RecordedRequest { method: string, path: string, query: Record<string, string>, contentType: string, status: number }
@@ -82,6 +87,11 @@ export interface FakeKubeApiServer {
   completeJob: (namespace: string, job: string) => void
   /** The Job's running pod exits non-zero (default 1): replaced within `backoffLimit`, else the Job fails. */
   failJob: (namespace: string, job: string, ending?: JobEnding) => void
+  /** New bare pods of the namespace stay Pending (`ImagePullBackOff` by default) until released. */
+  holdPods: (namespace: string, options?: { reason?: string }) => void
+  releasePods: (namespace: string) => void
+  /** Bare pods whose container the pod runtime could not start, and why. */
+  podRuntimeErrors: string[]
   /** Log text for a pod, or for every pod of a deployment or Job; per container optionally. */
   setPodLogs: (namespace: string, podOrDeployment: string, text: string, options?: { container?: string }) => void
   /** A line written now (newline added): stored, and sent to every open follow (follow=true) of those logs. */
@@ -120,8 +130,11 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   }
   const deployments = new DeploymentController(ctx, options.readyDelayMs ?? 0)
   const jobs = new JobController(ctx, options.readyDelayMs ?? 0, options.jobRunMs)
-  const allPods = (ns?: string): SimPod[] => [...deployments.pods(ns), ...jobs.pods(ns)]
-  const quota = new QuotaTracker(store, (ns) => [...deployments.pods(ns), ...jobs.activePods(ns)].map((p) => p.template))
+  const runtime = options.podRuntime === undefined ? undefined : new DockerPodRuntime(options.podRuntime)
+  const quota = new QuotaTracker(store, (ns) => [...deployments.pods(ns), ...jobs.activePods(ns), ...bare.activePods(ns)].map((p) => p.template))
+  const bare = new BarePods(ctx, options.readyDelayMs ?? 0, quota, runtime)
+  const allPods = (ns?: string): SimPod[] => [...deployments.pods(ns), ...jobs.pods(ns), ...bare.pods(ns)]
+  const render = (pod: SimPod): JsonObject => (bare.owns(pod) ? bare.render(pod) : renderPod(pod))
   deployments.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)
   jobs.refusePod = (ns, template, prefix) => quota.refusePod(ns, template, prefix)
   ctx.admit = (type, namespace, object, before) => quota.admitObject(type, namespace, object, before)
@@ -133,12 +146,12 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   const erp = new ErpDoubles()
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
-  const tick = (): void => { deployments.tick(); jobs.tick(); controllers.tick() }
+  const tick = (): void => { deployments.tick(); jobs.tick(); bare.tick(); controllers.tick() }
   const findPod = (ns: string, name: string): SimPod | undefined => allPods(ns).find((p) => p.name === name)
   const source = {
-    list: (type: ResourceType, ns?: string) => type.kind === 'Pod' ? allPods(ns).map(renderPod) : store.list(type, ns).map(toWire),
+    list: (type: ResourceType, ns?: string) => type.kind === 'Pod' ? allPods(ns).map(render) : store.list(type, ns).map(toWire),
     get: (type: ResourceType, ns: string | undefined, name: string) => {
-      if (type.kind === 'Pod') { const pod = findPod(ns ?? '', name); return pod === undefined ? undefined : renderPod(pod) }
+      if (type.kind === 'Pod') { const pod = findPod(ns ?? '', name); return pod === undefined ? undefined : render(pod) }
       const entry = store.get(type, ns, name)
       return entry === undefined ? undefined : toWire(entry)
     },
@@ -159,6 +172,10 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       const fault = faults.take(method, url.pathname)
       if (fault !== undefined) throw fault
       tick()
+      if (isPodProxyPath(url.pathname)) {
+        record.status = await podProxy({ find: findPod, runsForReal: (ns, name) => bare.address(ns, name).listening }, method, url, req.headers, raw, res)
+        return
+      }
       if (url.pathname.startsWith(METRICS_GROUP_PATH)) {
         const result = podMetrics.handle(method, url.pathname, url.searchParams, allPods, new Date())
         answer(result.code, result.body); return
@@ -168,7 +185,7 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
-      const result = route({ ctx, source, logs, findPod, deletingJobs: (policy) => { jobs.deleting(policy) } }, apiRequest)
+      const result = route({ ctx, source, logs, findPod, barePods: bare, deletingJobs: (policy) => { jobs.deleting(policy) } }, apiRequest)
       if (result.follow !== undefined) {
         record.status = result.code
         res.writeHead(result.code, { 'Content-Type': 'text/plain; charset=utf-8', 'Transfer-Encoding': 'chunked' })
@@ -216,6 +233,9 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     setReady: (namespace, deployment) => { tick(); deployments.setReady(namespace, deployment) },
     holdNotReady: (namespace, deployment, o = {}) => { deployments.hold(namespace, deployment, o.reason) },
     releaseHold: (namespace, deployment) => { deployments.release(namespace, deployment) },
+    holdPods: (namespace, o = {}) => { bare.hold(namespace, o.reason) },
+    releasePods: (namespace) => { bare.release(namespace) },
+    podRuntimeErrors: runtime?.errors ?? [],
     completeJob: (namespace, job) => { jobs.complete(namespace, job) },
     failJob: (namespace, job, ending) => { jobs.fail(namespace, job, ending) },
     setPodLogs: (namespace, podOrDeployment, text, o = {}) => { logs.set(namespace, podOrDeployment, text, o.container) },
@@ -232,10 +252,13 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     pendingFaults: () => faults.pending(),
     requests,
     internalErrors,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections()
-      server.close((error) => (error === undefined ? resolve() : reject(error)))
-    })
+    close: async () => {
+      await bare.close()
+      await new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error === undefined ? resolve() : reject(error)))
+      })
+    }
   }
 }
 

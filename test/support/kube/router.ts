@@ -20,6 +20,8 @@ export interface RouterDeps {
   source: ObjectSource
   logs: PodLogs
   findPod: (namespace: string, name: string) => SimPod | undefined
+  /** Pods created and deleted directly (bare-pods.ts). */
+  barePods: { create: (req: ApiRequest) => ApiResponse, remove: (req: ApiRequest) => ApiResponse }
   /** Told the propagationPolicy of a Job deletion before the store removes the Job. */
   deletingJobs: (policy: string | undefined) => void
 }
@@ -82,8 +84,10 @@ export function route (deps: RouterDeps, req: ApiRequest): ApiResponse {
     if (type.subresources.includes(subresource)) throw methodNotAllowed(`the fake kube-apiserver does not implement ${method} on ${type.plural}/${subresource}`)
     throw noRoute()
   }
+  if (type.kind === 'Pod' && method === 'POST' && req.name === undefined) return deps.barePods.create(req)
+  if (type.kind === 'Pod' && method === 'DELETE' && req.name !== undefined) return deps.barePods.remove(req)
   if (type.readOnly && method !== 'GET') {
-    throw methodNotAllowed(`the fake kube-apiserver serves ${type.plural} read-only (they are synthesised from Deployments and Jobs)`)
+    throw methodNotAllowed(`the fake kube-apiserver serves ${type.plural} read-only but for create and delete of bare pods (the others are synthesised from Deployments and Jobs)`)
   }
   switch (method) {
     case 'GET': return req.name === undefined ? list(source, req) : getOne(source, req)

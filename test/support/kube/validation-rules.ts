@@ -70,6 +70,14 @@ function dataKeys (object: JsonObject): StatusCause[] {
 }
 
 export const KIND_RULES: Record<string, (object: JsonObject) => StatusCause[]> = {
+  /** A bare pod (bare-pods.ts); the synthesised ones are never written. */
+  Pod (object) {
+    const spec = asObject(object.spec)
+    const causes = podSpecCauses(spec, 'spec', ['Always', 'OnFailure', 'Never'])
+    const deadline = spec.activeDeadlineSeconds
+    if (deadline !== undefined && !(typeof deadline === 'number' && Number.isInteger(deadline) && deadline > 0)) causes.push(invalidValue('spec.activeDeadlineSeconds', deadline, 'must be between 1 and 2147483647, inclusive'))
+    return causes
+  },
   Deployment (object) {
     const spec = asObject(object.spec)
     const template = asObject(spec.template)

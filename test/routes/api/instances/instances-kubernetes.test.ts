@@ -52,9 +52,9 @@ function assertTenantObjects (t: Test, kube: FakeKubeApiServer, tenant: { subdom
   const namespace = `erp-${tenant.subdomain}`
   t.equal(kube.get('Namespace', undefined, namespace)?.metadata?.labels?.['erp.portal/tenant-id'], tenant.tenantId, 'the tenant\'s namespace')
   // No subscription yet: room for one small instance (1 GB, one core, 10 GB) plus the 5 GB addons claim,
-  // the 20 GB backup claim and one backup Job (512 MiB, half a core).
+  // the 20 GB backup claim, one backup Job (512 MiB, half a core) and two download readers (64 MiB, 200m each).
   t.same(kube.get('ResourceQuota', namespace, 'erp-quota')?.spec?.hard,
-    { 'limits.memory': '1536Mi', 'limits.cpu': '1500m', 'requests.storage': '35Gi', 'count/deployments.apps': '1' }, 'the quota follows the subscription')
+    { 'limits.memory': '1664Mi', 'limits.cpu': '1900m', 'requests.storage': '35Gi', 'count/deployments.apps': '1' }, 'the quota follows the subscription')
   const addons = kube.get('PersistentVolumeClaim', namespace, `addons-${tenant.subdomain}`)
   t.same(addons?.spec?.accessModes, ['ReadWriteMany'], 'the addons claim, shared by the tenant\'s instances')
 }
