@@ -10,6 +10,7 @@ import { kustomize } from '../support/kustomize.ts'
 import { waitFor } from '../support/kube/client-helpers.ts'
 import { createKubeAddonStorage } from '../../plugins/app/addon-sources/kube-addon-storage.ts'
 import { grantedPermissions, missingGrants, neededPermissions, type PolicyRule } from '../support/kube/rbac.ts'
+import { erpUrl, kubeAuthenticatedFetch } from '../../provisioning/kubernetes/erp-access.ts'
 
 async function shippedRules (): Promise<PolicyRule[]> {
   const role = (await kustomize('deploy/kubernetes/base')).find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'erp-portal-provisioner')
@@ -41,6 +42,14 @@ async function lifeCycleRequests (t: Parameters<typeof setup>[0]) {
   await backend.provision(spec)
   await waitForState(backend, spec, 'running')
   await backend.observeAll(['acme'])
+  // The ERP reached through the API server's Service proxy (KUBE_ERP_ACCESS=api-proxy): one JSON-RPC call.
+  const rpc = await kubeAuthenticatedFetch(kube.kubeConfig)(new URL(`${erpUrl('api-proxy', kube.url, { tenantSubdomain: 'acme', subdomain: spec.subdomain })}jsonrpc`), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'call', id: 1, params: { service: 'common', method: 'authenticate', args: ['erp', 'admin', 'admin', {}] } }),
+    signal: AbortSignal.timeout(5000)
+  })
+  t.equal(rpc.status, 200, 'the ERP answered through the proxy')
   await backend.readUsage(spec, { running: true, timeoutMs: 2000 })
   await backend.readLogs?.(spec, { tail: 10 })
   const follow = await backend.followLogs?.(spec, undefined, { line: () => {}, end: () => {} })
