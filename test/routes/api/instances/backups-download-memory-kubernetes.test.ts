@@ -5,8 +5,7 @@
  * what it receives. RSS covers the portal and the fake's proxy alike; a buffering implementation
  * of either would grow by the gigabyte. The bound is generous on purpose.
  */
-import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
-import { get } from 'node:http'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -16,6 +15,7 @@ import { waitFor } from '../../../support/kube/client-helpers.ts'
 import { completedBackup, kubeApp } from '../../../support/kube-backups.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { backupReaderTestImage } from '../../../support/backup-reader-image.ts'
+import { measuredDownload, mib, sparseFile } from '../../../support/download-memory.ts'
 
 const GIB = 2 ** 30
 const MAX_GROWTH = 400 * 2 ** 20
@@ -33,31 +33,14 @@ docker.test('RSS grows by far less than the archive while 1 GiB streams from the
   const backupId = await completedBackup(context, id, { bytes: GIB, sha256: 'c'.repeat(64) })
   const uid = await instanceUid(app, id)
   mkdirSync(join(claim, uid), { mode: 0o755 })
-  const fd = openSync(join(claim, uid, `backup-${backupId}.tar`), 'w', 0o644)
-  ftruncateSync(fd, GIB) // sparse: reads as zeros, takes no disk
-  closeSync(fd)
+  sparseFile(join(claim, uid, `backup-${backupId}.tar`), GIB)
 
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
-  global.gc?.()
-  const before = process.memoryUsage().rss
-  let peak = before
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
-  const started = Date.now()
-  const received = await new Promise<number>((resolve, reject) => {
-    get(`${address}/api/instances/${id}/backups/${backupId}/download`, { headers: bearer(admin.token) }, (res) => {
-      if (res.statusCode !== 200) { reject(new Error(`download answered ${res.statusCode}`)); return }
-      let bytes = 0
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length; peak = Math.max(peak, process.memoryUsage().rss) })
-      res.on('end', () => resolve(bytes))
-      res.on('error', reject)
-    }).on('error', reject)
-  })
-  const seconds = (Date.now() - started) / 1000
-  clearInterval(sampler)
+  const { received, before, peak, seconds } = await measuredDownload(`${address}/api/instances/${id}/backups/${backupId}/download`, bearer(admin.token))
   t.equal(received, GIB, 'the whole archive arrived')
   const growth = peak - before
-  t.comment(`RSS before ${Math.round(before / 2 ** 20)} MiB, peak ${Math.round(peak / 2 ** 20)} MiB, growth ${Math.round(growth / 2 ** 20)} MiB for a 1024 MiB archive; ${seconds.toFixed(1)} s (${Math.round(1024 / seconds)} MiB/s, reader pod start included)`)
-  t.ok(growth < MAX_GROWTH, `RSS grew by ${Math.round(growth / 2 ** 20)} MiB, under ${MAX_GROWTH / 2 ** 20} MiB`)
+  t.comment(`RSS before ${mib(before)} MiB, peak ${mib(peak)} MiB, growth ${mib(growth)} MiB for a 1024 MiB archive; ${seconds.toFixed(1)} s (${Math.round(1024 / seconds)} MiB/s, reader pod start included)`)
+  t.ok(growth < MAX_GROWTH, `RSS grew by ${mib(growth)} MiB, under ${mib(MAX_GROWTH)} MiB`)
   await waitFor(async () => kube.list('Pod', namespace).every((p) => p.metadata?.labels?.['erp.portal/purpose'] !== 'backup-reader'), { timeoutMs: 20_000, intervalMs: 50 })
   t.same(kube.internalErrors, [])
 })
