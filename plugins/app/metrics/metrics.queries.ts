@@ -83,6 +83,19 @@ const column = (expression: string, digits: number, missing: 'null' | '0') =>
   `string_agg(coalesce((round(${expression} * ${10 ** digits}) / ${10 ** digits})::text, '${missing}'), ',') ${IN_ORDER}`
 
 /**
+ * What the history statement reads of [lo, hi): roll-ups before the split, raw samples from it on.
+ * Read before and after a kept part ($7, $8) as two ranges, each an index range scan of its own
+ * (one join against a list of ranges is planned as a scan of the instance's every row).
+ */
+const ROLLUPS_IN = (lo: string, hi: string) => `SELECT h.hour AS t, h.samples AS n, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
+  FROM metric_hours h
+  WHERE h.instance_id = (SELECT id FROM inst) AND h.hour >= ${lo} AND h.hour < ${hi} AND h.hour < (SELECT at FROM split)`
+const READINGS_IN = (lo: string, hi: string) => `SELECT s.sampled_at AS t, 1 AS n, s.cpu_cores AS cpu_avg, s.cpu_cores AS cpu_max, s.memory_mb AS memory_avg, s.memory_mb AS memory_max,
+    s.database_mb AS database_avg, s.database_mb AS database_max, s.volume_mb AS volume_avg, s.volume_mb AS volume_max
+  FROM metric_samples s
+  WHERE s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= ${lo} AND s.sampled_at < ${hi} AND s.sampled_at >= (SELECT at FROM split)`
+
+/**
  * $1 tenant, $2 instance, $3 from, $4 to, $5 step (an interval), $6 whether the step is whole
  * hours, $7 and $8 the start and end of a part the caller already holds ('infinity' for both when
  * it holds none): then only what lies before and after that part is read. The series in one
@@ -116,22 +129,15 @@ settled AS (
   SELECT CASE WHEN $6::boolean AND at > '-infinity' THEN date_bin($5::interval, least(at, $4::timestamptz), TIMESTAMPTZ '2000-01-01 00:00:00+00') END AS until
   FROM split
 ),
--- What is read of [from, to): all of it, or, around a kept part [$7, $8), what lies before and after.
-ranges AS (
-  SELECT $3::timestamptz AS lo, least($7::timestamptz, $4::timestamptz) AS hi
-  UNION ALL
-  SELECT greatest($8::timestamptz, $3::timestamptz), $4::timestamptz WHERE $8::timestamptz < 'infinity'
-),
 rollups AS (
-  SELECT h.hour AS t, h.samples AS n, h.cpu_avg, h.cpu_max, h.memory_avg, h.memory_max, h.database_avg, h.database_max, h.volume_avg, h.volume_max
-  FROM ranges r JOIN metric_hours h ON h.instance_id = (SELECT id FROM inst) AND h.hour >= r.lo AND h.hour < r.hi
-  WHERE h.hour < (SELECT at FROM split)
+  ${ROLLUPS_IN('$3::timestamptz', 'least($7::timestamptz, $4::timestamptz)')}
+  UNION ALL
+  ${ROLLUPS_IN('greatest($8::timestamptz, $3::timestamptz)', '$4::timestamptz')}
 ),
 readings AS (
-  SELECT s.sampled_at AS t, 1 AS n, s.cpu_cores AS cpu_avg, s.cpu_cores AS cpu_max, s.memory_mb AS memory_avg, s.memory_mb AS memory_max,
-    s.database_mb AS database_avg, s.database_mb AS database_max, s.volume_mb AS volume_avg, s.volume_mb AS volume_max
-  FROM ranges r JOIN metric_samples s ON s.instance_id = (SELECT id FROM inst) AND s.sampled_at >= r.lo AND s.sampled_at < r.hi
-  WHERE s.sampled_at >= (SELECT at FROM split)
+  ${READINGS_IN('$3::timestamptz', 'least($7::timestamptz, $4::timestamptz)')}
+  UNION ALL
+  ${READINGS_IN('greatest($8::timestamptz, $3::timestamptz)', '$4::timestamptz')}
   UNION ALL
   SELECT * FROM rollups WHERE $5::interval <> interval '1 hour'
 ),

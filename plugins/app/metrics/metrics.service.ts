@@ -4,8 +4,8 @@ import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { BUCKET_ORIGIN_MS, resolveRange, type HistoryRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
 import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow, type HistoryRow } from './metrics.queries.ts'
-import { countBefore, createSettledHistory, joinColumns, NO_COLUMNS, sliceColumns, type SettledPart } from './settled-history.ts'
-import { toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
+import { countBefore, createSettledHistory, joinColumns, joinItems, NO_COLUMNS, sliceColumns, sliceItems, type SettledPart } from './settled-history.ts'
+import { isoTimeItems, toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
@@ -61,6 +61,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       startMs: kept?.startMs ?? firstBucketMs,
       untilMs,
       columns: joinColumns(kept?.columns ?? NO_COLUMNS, added),
+      time: joinItems(kept?.time ?? null, isoTimeItems(added.epochs)),
       bornAt: kept?.bornAt ?? settled.now()
     })
   }
@@ -126,11 +127,16 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       if (row === undefined) throw InstanceNotFound()
       const { settled_until: settledUntil, ...fresh } = row
       let columns: HistoryColumnsRow = fresh
-      if (kept !== undefined) {
+      let time: string | null
+      if (kept === undefined) {
+        time = isoTimeItems(fresh.epochs)
+      } else {
         // The fresh buckets are the partial first one (before firstBucketMs) and those after the kept part.
         const head = countBefore(fresh.epochs, firstBucketMs / 1000)
-        const middle = sliceColumns(kept.columns, countBefore(kept.columns.epochs, firstBucketMs / 1000))
-        columns = joinColumns(sliceColumns(fresh, 0, head), middle, sliceColumns(fresh, head))
+        const skipped = countBefore(kept.columns.epochs, firstBucketMs / 1000)
+        const [before, after] = [sliceColumns(fresh, 0, head), sliceColumns(fresh, head)]
+        columns = joinColumns(before, sliceColumns(kept.columns, skipped), after)
+        time = joinItems(isoTimeItems(before.epochs), sliceItems(kept.time, skipped), isoTimeItems(after.epochs))
       }
       if (settledUntil !== null) keepSettled(key, Number(settledUntil) * 1000, firstBucketMs, kept, fresh)
       return {
@@ -139,7 +145,8 @@ export function createMetricsService (deps: MetricsServiceDeps) {
         to: range.to.toISOString(),
         step: range.step,
         step_seconds: range.stepSeconds,
-        columns
+        columns,
+        time
       }
     }
   }

@@ -82,6 +82,11 @@ export function isoTimes (epochs: string[]): string[] {
   })
 }
 
+/** Epoch-second items as the JSON array items of their ISO 8601 times (null for none). */
+export function isoTimeItems (epochs: string | null): string | null {
+  return epochs === null || epochs === '' ? null : `"${isoTimes(epochs.split(',')).join('","')}"`
+}
+
 /** The history of one instance: the range asked and its columns as the statement rendered them (METRICS_HISTORY). */
 export interface HistoryAnswer {
   instance_id: number
@@ -90,6 +95,8 @@ export interface HistoryAnswer {
   step: string
   step_seconds: number
   columns: HistoryColumnsRow
+  /** The buckets' start times as JSON array items (isoTimeItems of `columns.epochs`). */
+  time: string | null
 }
 
 /**
@@ -98,7 +105,7 @@ export interface HistoryAnswer {
  */
 export function historyResponseJson (answer: HistoryAnswer): string {
   const { columns } = answer
-  const time = columns.epochs === null ? '' : `"${isoTimes(columns.epochs.split(',')).join('","')}"`
+  const time = answer.time ?? ''
   const series = HISTORY_COLUMNS.map((name) => `,"${name}":[${columns[name] ?? ''}]`).join('')
   return `{"success":true,"instance_id":${answer.instance_id},"from":"${answer.from}","to":"${answer.to}",` +
     `"step":${JSON.stringify(answer.step)},"step_seconds":${answer.step_seconds},"series":{"time":[${time}]${series}}}`

@@ -17,6 +17,8 @@ export interface SettledPart {
   startMs: number
   untilMs: number
   columns: HistoryColumnsRow
+  /** The buckets' start times, already as ISO 8601 JSON array items. */
+  time: string | null
   /** When the part was first read in full; extending it keeps this. */
   bornAt: number
 }

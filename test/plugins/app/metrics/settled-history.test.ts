@@ -41,7 +41,7 @@ t.test('columns are sliced and joined together, each at the same bucket', async 
 t.test('a kept part serves answers whose whole buckets start within it; entries expire and the oldest go first', async (t) => {
   let clock = 0
   const cache = createSettledHistory({ maxEntries: 2, ttlMs: 1000, now: () => clock })
-  const part = (startMs: number, untilMs: number) => ({ startMs, untilMs, columns: { epochs: '1' } as HistoryColumnsRow, bornAt: clock })
+  const part = (startMs: number, untilMs: number) => ({ startMs, untilMs, columns: { epochs: '1' } as HistoryColumnsRow, time: null, bornAt: clock })
   cache.set('a', part(1000, 5000))
   t.equal(cache.get('a', 1000, 5000)?.untilMs, 5000)
   t.equal(cache.get('a', 3000, 9000)?.untilMs, 5000, 'a range starting later, within the part')
