@@ -11,9 +11,9 @@ import type { IncomingMessage } from 'node:http'
 import type { V1Affinity, V1LabelSelector, V1Pod } from '@kubernetes/client-node'
 import { ArchiveReadError, type InstanceSpec } from '../backend.ts'
 import { KubernetesApiError } from './api-errors.ts'
-import { besidePods } from './claim-affinity.ts'
+import { besidePods, nearPods } from './claim-affinity.ts'
 import type { KubeApi } from './kube-api.ts'
-import { LABEL, MANAGED_BY, namespaceOf } from './names.ts'
+import { LABEL, MANAGED_BY, namespaceOf, selectorLabels } from './names.ts'
 
 export const READER_PORT = 8080
 export const READER_PURPOSE = 'backup-reader'
@@ -101,6 +101,16 @@ function counted (body: IncomingMessage, expected: number): Readable {
 }
 
 export function createArchiveReader (api: KubeApi, options: ArchiveReaderOptions) {
+  /**
+   * Beside a pod that holds the ReadWriteOnce backup claim (required); otherwise near the
+   * instance's pods (preferred): a backup Job must run on the instance's node (its data claim is
+   * ReadWriteOnce too) and would wait for a reader that attached the backup claim elsewhere.
+   */
+  async function readerAffinity (spec: Where, namespace: string): Promise<{ affinity?: V1Affinity }> {
+    const beside = await besidePods(api, namespace, CLAIM_HOLDERS)
+    return beside.affinity === undefined ? nearPods({ matchLabels: selectorLabels(spec.subdomain) }) : beside
+  }
+
   async function waitReady (namespace: string, name: string): Promise<void> {
     const deadline = Date.now() + options.readyMs
     for (;;) {
@@ -140,7 +150,7 @@ export function createArchiveReader (api: KubeApi, options: ArchiveReaderOptions
       const file = new RegExp(`^kubernetes:${options.claimOf(spec.tenantSubdomain)}/${spec.instanceId}/(backup-\\d+\\.tar)$`).exec(key)?.[1]
       if (file === undefined) throw new TypeError(`backup key ${JSON.stringify(key)} is not an archive of instance ${spec.instanceId} on the backup claim of ${spec.tenantSubdomain}`)
       const namespace = namespaceOf(spec.tenantSubdomain)
-      const manifest = readerPodManifest(spec, read.backupId, options, await besidePods(api, namespace, CLAIM_HOLDERS))
+      const manifest = readerPodManifest(spec, read.backupId, options, await readerAffinity(spec, namespace))
       let name: string
       try {
         name = (await api.createPod(manifest)).metadata?.name ?? ''

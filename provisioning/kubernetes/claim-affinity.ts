@@ -27,3 +27,8 @@ export async function besidePods (api: KubeApi, namespace: string, selector: V1L
   if (!pods.some(holdsVolumes)) return {}
   return { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: selector, topologyKey: 'kubernetes.io/hostname' }] } } }
 }
+
+/** A preferred affinity to the pods `selector` matches: their node when the scheduler can, anywhere otherwise. */
+export function nearPods (selector: V1LabelSelector): { affinity: V1Affinity } {
+  return { affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: selector, topologyKey: 'kubernetes.io/hostname' } }] } } }
+}

@@ -1,7 +1,7 @@
 /**
  * The reader pods of Kubernetes archive downloads, on the fake API server (simulated pods: the
  * reading itself is run for real in test/routes/api/instances/backups-download-kubernetes.test.ts):
- * the affinity to a Job pod that holds the ReadWriteOnce backup claim, the deletion of a pod that
+ * the affinity to a Job pod that holds the ReadWriteOnce backup claim (else near the instance), the deletion of a pod that
  * never turns ready, the sweep of what a killed process left.
  */
 import t from 'tap'
@@ -25,7 +25,11 @@ t.test('while a backup Job\'s pod holds the backup claim, the reader must run on
   kube.holdPods(NS)
   const alone = backend.clusterBackups.openArchive(spec, key, { size: 10, backupId: 3 })
   const first = await waitFor(async () => kube.list('Pod', NS).find(isReader))
-  t.equal(first.spec.affinity, undefined, 'no pod holds the claim: none')
+  t.same(first.spec.affinity, {
+    podAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'erp', 'app.kubernetes.io/instance': spec.subdomain } }, topologyKey: 'kubernetes.io/hostname' } }]
+    }
+  }, 'no pod holds the claim: near the instance\'s pods, where a backup Job would have to run')
   await t.rejects(alone, ArchiveReadError)
 
   const backingUp = backend.clusterBackups.archive(spec, 15, { backupId: 4, manifest: {} })
