@@ -6,42 +6,23 @@
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import pg from 'pg'
 import { BACKUP_SCRIPT, parseResult } from '../../../provisioning/kubernetes/backup-job.ts'
 import { parseRestoreResult, RESTORE_SCRIPT } from '../../../provisioning/kubernetes/restore-script.ts'
-import { dockerClient, requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
-import { demuxFrames } from '../../../provisioning/docker/logs.ts'
-import { backupTestImage } from '../../support/backups.ts'
+import { requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
+import { adminUrl, claimFolders, runScript } from '../../support/backup-scripts.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
-const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const url = new URL(admin)
+const admin = adminUrl()
 const dbUrl = (database: string): string => Object.assign(new URL(admin), { pathname: `/${database}` }).toString()
 
 async function sql<T extends pg.QueryResultRow> (database: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: dbUrl(database) })
   await client.connect()
   try { return (await client.query<T>(text)).rows } finally { await client.end() }
-}
-
-/** Runs `script` in the backup image with the Secret's variables plus `env`; answers its exit code and log. */
-async function run (t: Test, script: string, env: Record<string, string>, binds: string[]): Promise<{ code: number, log: string }> {
-  const container = await dockerClient().createContainer({
-    Image: await backupTestImage(),
-    // The stand-in image has busybox without its applet links (mv, cut …); a real postgres image has coreutils.
-    Entrypoint: ['/bin/sh', '-c', 'mkdir -p /tmp/bb && /bin/busybox --install -s /tmp/bb && PATH="$PATH:/tmp/bb" exec sh -c "$0"', script],
-    Env: [`HOST=${url.hostname}`, `PORT=${url.port || '5432'}`, `USER=${url.username}`, `PASSWORD=${url.password}`, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)],
-    Labels: { 'erp.test-kube-restore-script': '1' },
-    HostConfig: { NetworkMode: 'host', Binds: binds }
-  })
-  t.teardown(() => container.remove({ force: true }).catch(() => {}))
-  await container.start()
-  const { StatusCode } = await container.wait() as { StatusCode: number }
-  return { code: StatusCode, log: demuxFrames(await container.logs({ stdout: true, stderr: true }) as unknown as Buffer).text }
 }
 
 const listing = (dir: string): string => execFileSync('sh', ['-c', 'cd "$0" && find . | sort && cat filestore/ab/* 2>/dev/null || true', dir], { encoding: 'utf8' })
@@ -55,16 +36,9 @@ async function fixture (t: Test) {
   t.teardown(async () => { for (const name of [live, staged]) await client.query(`DROP DATABASE IF EXISTS ${name}`); await client.end() })
   await sql(live, "CREATE TABLE partners (id int PRIMARY KEY, name text); INSERT INTO partners VALUES (1, 'Ada'), (2, 'Grace')")
 
-  const root = mkdtempSync(join(tmpdir(), 'kube-restore-script-'))
-  t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  const data = join(root, 'data')
-  const backups = join(root, 'backups')
-  mkdirSync(join(data, 'filestore', 'ab'), { recursive: true })
-  mkdirSync(backups)
-  writeFileSync(join(data, 'filestore', 'ab', 'cafe'), 'invoice-1\n')
-  writeFileSync(join(data, '.hidden'), 'keep\n')
+  const { data, backups } = claimFolders(t, 'kube-restore-script-')
   const head = JSON.stringify({ format: 1, backup_id: 5, instance: { id: 1, subdomain: 'shop' }, pg_major: 15 }).slice(0, -1)
-  const made = await run(t, BACKUP_SCRIPT, { ERP_DATABASE: live, BACKUP_ID: '5', ARCHIVE: '/backups/i/backup-5.tar', MANIFEST_HEAD: head }, [`${data}:/data:ro`, `${backups}:/backups`])
+  const made = await runScript(t, BACKUP_SCRIPT, { ERP_DATABASE: live, BACKUP_ID: '5', ARCHIVE: '/backups/i/backup-5.tar', MANIFEST_HEAD: head }, [`${data}:/data:ro`, `${backups}:/backups`])
   t.equal(made.code, 0, made.log)
   const original = listing(data)
   // What happened after the backup: rows and files the restore must take back.
@@ -72,7 +46,7 @@ async function fixture (t: Test) {
   writeFileSync(join(data, 'filestore', 'ab', 'cafe'), 'invoice-1 edited\n')
   writeFileSync(join(data, 'filestore', 'ab', 'beef'), 'new since\n')
   const archive = join(backups, 'i', 'backup-5.tar')
-  const restore = (sha256: string) => run(t, RESTORE_SCRIPT, { ARCHIVE: '/backups/i/backup-5.tar', EXPECTED_SHA256: sha256, RESTORE_DATABASE: staged, ERP_DATABASE: live }, [`${backups}:/backups:ro`, `${data}:/data`])
+  const restore = (sha256: string) => runScript(t, RESTORE_SCRIPT, { ARCHIVE: '/backups/i/backup-5.tar', EXPECTED_SHA256: sha256, RESTORE_DATABASE: staged, ERP_DATABASE: live }, [`${backups}:/backups:ro`, `${data}:/data`])
   return { live, staged, data, archive, original, sha256: parseResult(made.log)?.sha256 ?? '', restore }
 }
 
