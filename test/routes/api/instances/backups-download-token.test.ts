@@ -2,20 +2,25 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
 import { hashDownloadToken } from '../../../../plugins/app/backups/download-links.ts'
 import { completedBackup } from '../../../support/backups.ts'
 
-t.test('a download link streams the archive without a bearer token, resumes with Range, and is stored hashed', async (t) => {
+/** An app whose backups are kept in a fresh folder, a company with a running instance, and a completed backup of it. */
+async function withBackup (t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'backup-links-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const { app } = await build(t, { env: { BACKUP_DIR: dir } })
   const admin = await signup(app)
   const instance = await recordInstance(app, admin.user.tenant_id, { state: 'running' })
-  const backup = await completedBackup(app, dir, admin.user.tenant_id, instance)
+  return { app, dir, admin, instance, backup: await completedBackup(app, dir, admin.user.tenant_id, instance) }
+}
+
+t.test('a download link streams the archive without a bearer token, resumes with Range, and is stored hashed', async (t) => {
+  const { app, dir, admin, instance, backup } = await withBackup(t)
   const other = await completedBackup(app, dir, admin.user.tenant_id, instance)
 
   const issued = await app.inject({ method: 'POST', url: `/api/instances/${instance}/backups/${backup.id}/download-token`, headers: bearer(admin.token) })
@@ -56,12 +61,7 @@ t.test('a download link streams the archive without a bearer token, resumes with
 })
 
 t.test('another company cannot mint a link for the backup, nor use one on its own ids', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'backup-links-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const { app } = await build(t, { env: { BACKUP_DIR: dir } })
-  const admin = await signup(app)
-  const instance = await recordInstance(app, admin.user.tenant_id, { state: 'running' })
-  const backup = await completedBackup(app, dir, admin.user.tenant_id, instance)
+  const { app, dir, admin, instance, backup } = await withBackup(t)
   const stranger = await signup(app)
   const theirs = await recordInstance(app, stranger.user.tenant_id, { state: 'running' })
   const theirBackup = await completedBackup(app, dir, stranger.user.tenant_id, theirs)
