@@ -11,7 +11,8 @@
  * place, and prints its size and SHA-256 as its last log line, which the control plane records.
  */
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
-import type { ClusterBackupRunner, InstanceSpec } from '../backend.ts'
+import type { InstanceSpec } from '../backend.ts'
+import type { ClusterBackupRunner } from '../backup-runner.ts'
 import { createArchiveReader, type ArchiveReaderOptions } from './archive-reader.ts'
 import { besidePods } from './claim-affinity.ts'
 import { ensureClaim } from './claims.ts'

@@ -1,4 +1,5 @@
-import { BackendUnavailableError, type ClusterBackupRunner, type ProvisioningBackend } from '../backend.ts'
+import { BackendUnavailableError, type ProvisioningBackend } from '../backend.ts'
+import { type ClusterBackupRunner } from '../backup-runner.ts'
 import { createApiCaller } from './api-call.ts'
 import { KubernetesApiError } from './api-errors.ts'
 import { createKubernetesBackupRunner } from './backup-job.ts'

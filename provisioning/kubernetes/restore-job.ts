@@ -5,7 +5,8 @@
  * instance is stopped meanwhile, so the data claim (ReadWriteOnce) is free wherever the Job's pod
  * lands: the Job needs no affinity to a node.
  */
-import { ArchiveCorruptError, type InstanceSpec } from '../backend.ts'
+import { type InstanceSpec } from '../backend.ts'
+import { ArchiveCorruptError } from '../backup-runner.ts'
 import type { JobSpec } from './jobs.ts'
 import { dataClaimOf, dbSecretOf, namespaceOf } from './names.ts'
 import { JobFailedError, lastLine } from './run-job.ts'

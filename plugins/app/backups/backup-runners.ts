@@ -1,4 +1,5 @@
-import { BackendUnavailableError, type BackupRunner, type ClusterBackupRunner } from '../../../provisioning/backend.ts'
+import { BackendUnavailableError } from '../../../provisioning/backend.ts'
+import { type BackupRunner, type ClusterBackupRunner } from '../../../provisioning/backup-runner.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { Instance } from '../instances/instance.entity.ts'
 import { BackupUnavailable } from './backups.errors.ts'

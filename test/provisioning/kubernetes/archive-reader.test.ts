@@ -8,7 +8,7 @@ import t from 'tap'
 import { CoreV1Api } from '@kubernetes/client-node'
 import { instanceSpec, QUOTA, setup, TENANT_ID } from './setup.ts'
 import { waitFor } from '../../support/kube/client-helpers.ts'
-import { ArchiveReadError } from '../../../provisioning/backend.ts'
+import { ArchiveReadError } from '../../../provisioning/backup-runner.ts'
 import { readerPodManifest } from '../../../provisioning/kubernetes/archive-reader.ts'
 import { backupClaimOf } from '../../../provisioning/kubernetes/backup-job.ts'
 

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { instanceSpec, QUOTA, setup, TENANT_ID } from './setup.ts'
 import { waitFor } from '../../support/kube/client-helpers.ts'
-import { ArchiveCorruptError } from '../../../provisioning/backend.ts'
+import { ArchiveCorruptError } from '../../../provisioning/backup-runner.ts'
 import { RESTORE_MARK, RESTORE_SCRIPT } from '../../../provisioning/kubernetes/restore-script.ts'
 import { restoreJobOf } from '../../../provisioning/kubernetes/restore-job.ts'
 
