@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { InstanceResources, TenantQuota } from '../../../provisioning/backend.ts'
 import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
+import { RELEASED_STATES, sqlStates } from './instance-states.ts'
 
 /** What the tenant's subscription buys, as the resources of one instance need it. */
 export interface SubscriptionSize {
@@ -15,12 +16,22 @@ SELECT s.workers, s.storage + p.storage_limit_gb AS storage_gb, s.instances
 FROM subscriptions s JOIN plans p ON p.id = s.plan_id
 WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
-/** Before any subscription: one small instance. */
+/** Before any subscription: small instances, one unless the tenant has more (see subscriptionSize). */
 export const NO_SUBSCRIPTION: SubscriptionSize = { workers: 0, storageGb: 10, instances: 1 }
 
+const HELD_INSTANCES = `SELECT count(*)::int AS n FROM instances WHERE tenant_id = ? AND state NOT IN (${sqlStates(RELEASED_STATES)})`
+
+/**
+ * What the tenant's subscription buys. Before any subscription the number of instances is not
+ * limited (limits.service.ts), so the tenant-wide ceiling counts the instances it holds: a
+ * Kubernetes quota of one would leave a second instance unable to start.
+ */
 export async function subscriptionSize (em: EntityManager, tenantId: string): Promise<SubscriptionSize> {
   const [row] = await em.execute<Array<{ workers: number, storage_gb: number, instances: number }>>(SUBSCRIPTION_SIZE, [tenantId])
-  if (row === undefined) return NO_SUBSCRIPTION
+  if (row === undefined) {
+    const [held] = await em.execute<Array<{ n: number }>>(HELD_INSTANCES, [tenantId])
+    return { ...NO_SUBSCRIPTION, instances: Math.max(NO_SUBSCRIPTION.instances, held?.n ?? 0) }
+  }
   return { workers: row.workers, storageGb: Number(row.storage_gb), instances: row.instances }
 }
 
