@@ -199,3 +199,16 @@ t.test('the reconciler records drift: scaled to 0 behind our back is stopped, a 
   t.ok(kube.get('Deployment', namespace, name), 'the Deployment is back')
   t.same(kube.internalErrors, [])
 })
+
+t.test('before any subscription a second instance runs too: the quota grows with the instances the company holds', async (t) => {
+  const { kube, namespace, api } = await kubeApp(t)
+  const ids: number[] = []
+  for (const subdomain of [uniqueSubdomain('kube-a'), uniqueSubdomain('kube-b')]) {
+    const created = await api.create(subdomain)
+    t.equal(created.statusCode, 202, created.body)
+    ids.push(created.json().instance.id)
+    t.equal((await api.waitFor(created.json().instance.id, ['running', 'error'])).state, 'running', `${subdomain} runs`)
+  }
+  t.match(kube.get('ResourceQuota', namespace, 'erp-quota')?.spec?.hard, { 'count/deployments.apps': '2', 'limits.memory': '2688Mi' }, 'two small instances, the backup Job and the readers')
+  for (const id of ids) await api.remove(id)
+})
