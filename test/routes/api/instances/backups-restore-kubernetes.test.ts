@@ -69,13 +69,15 @@ t.test('a corrupt archive changes nothing: the instance runs again on its own da
 })
 
 t.test('a failed Job puts the instance in error with the Job\'s last log line; its database is the one it had', async (t) => {
-  const { kube, app, admin, id, namespace, jobName, hasMarker, activities, instance } = await restoring(t)
+  const { kube, app, admin, id, uid, databaseUrl, namespace, jobName, hasMarker, activities, instance } = await restoring(t)
   kube.setPodLogs(namespace, jobName, 'archive verified; loading the database\npg_restore: error: could not execute query: ERROR:  disk full\n')
   kube.failJob(namespace, jobName)
   t.equal((await waitForState(app, admin.token, id, ['error'], 20_000)).state, 'error')
   t.match((await instance()).status_message, /The restore Job failed: pg_restore: error: could not execute query: ERROR: {2}disk full/)
   t.ok(await hasMarker())
   t.same((await activities()).map((a) => a.type).slice(-1), ['backup.restore_failed'])
+  const staged = await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${erpDatabaseNames(uid).database}_restore`])).rowCount)
+  t.equal(staged, 0, 'the half-loaded staged database is dropped')
 })
 
 t.test('as a new instance (of a deleted one): it is provisioned first, then the same Job targets its claim and database', async (t) => {
