@@ -3,6 +3,7 @@ import { exitOnConfigError, exitWith, loadConfigOrExit } from './config/startup.
 import type { AuthServerProcess } from './lib/auth-server-process.ts'
 import { portIsFree, takenPortProblem } from './lib/ports.ts'
 import { provisioningProblems } from './provisioning/config-problems.ts'
+import { SHUTDOWN_GRACE_MS } from './lib/shutdown-budget.ts'
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
@@ -64,10 +65,10 @@ if (config.AUTH_SERVER_PROCESS) {
 }
 
 // Graceful drain: readiness turns false at once and the process keeps serving for SHUTDOWN_DELAY_SECONDS, so that
-// load balancers stop sending before it stops accepting; then in-flight requests get up to IN_FLIGHT_GRACE_MS.
-// Ctrl-C (SIGINT) has no load balancer to wait for.
-const IN_FLIGHT_GRACE_MS = 10_000
-closeWithGrace({ delay: config.SHUTDOWN_DELAY_SECONDS * 1000 + IN_FLIGHT_GRACE_MS }, async ({ signal, err }) => {
+// load balancers stop sending before it stops accepting; then in-flight requests, the job workers and the rest get
+// their budgets (lib/shutdown-budget.ts), and only past all of it is the exit forced. Ctrl-C (SIGINT) has no load
+// balancer to wait for.
+closeWithGrace({ delay: config.SHUTDOWN_DELAY_SECONDS * 1000 + SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal, delaySeconds: config.SHUTDOWN_DELAY_SECONDS }, 'shutting down')
   app.drain.start()

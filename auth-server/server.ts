@@ -19,6 +19,7 @@ import { withHealthRoutes } from './health.ts'
 import { createAuthMetrics, withMetricsRoute } from './metrics.ts'
 import { createSigningKeyStore } from './keys.ts'
 import { createProvider } from './provider.ts'
+import { IN_FLIGHT_GRACE_MS } from '../lib/shutdown-budget.ts'
 
 export interface AuthServer {
   url: string
@@ -118,7 +119,7 @@ if (import.meta.main) {
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
-    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_DELAY_SECONDS * 1000 + 10_000)
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_DELAY_SECONDS * 1000 + IN_FLIGHT_GRACE_MS)
     force.unref()
     authServer.drain()
     if (signal === 'SIGTERM') await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_SECONDS * 1000))

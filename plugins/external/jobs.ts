@@ -7,6 +7,7 @@ import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
 import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
 import { jobLogBindings } from '../../lib/job-log.ts'
+import { JOBS_STOP_GRACE_MS } from '../../lib/shutdown-budget.ts'
 
 /**
  * Settles the job by returning (its value is the job's output) and asks for a retry by throwing.
@@ -160,7 +161,7 @@ export default fp(async (fastify) => {
     stop: async () => {
       if (!started) return
       closing.abort()
-      stopping ??= boss.stop({ graceful: true, timeout: 10_000, close: false })
+      stopping ??= boss.stop({ graceful: true, timeout: JOBS_STOP_GRACE_MS, close: false })
       await stopping
     },
     wake: (queue) => {
