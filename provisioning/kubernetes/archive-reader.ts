@@ -146,23 +146,43 @@ export function createArchiveReader (api: KubeApi, options: ArchiveReaderOptions
     return counted(answer, expected)
   }
 
+  /** Deletions this process has asked for and the API server has not answered yet. */
+  const pendingRemovals = new Set<Promise<unknown>>()
+  function removing (removal: Promise<unknown>): Promise<unknown> {
+    pendingRemovals.add(removal)
+    return removal.finally(() => pendingRemovals.delete(removal))
+  }
+
+  /**
+   * A client that downloads in sequence (one range after another) asks for the next pod while the
+   * last one's deletion, started when its stream closed, may still be on its way: a quota refusal
+   * then waits for those deletions and tries once more before it answers "busy".
+   */
+  async function createReader (manifest: V1Pod): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await api.createPod(manifest)).metadata?.name ?? ''
+      } catch (error) {
+        const quotaFull = error instanceof KubernetesApiError && error.code === 403 && (error.status?.message ?? '').includes('exceeded quota')
+        if (!quotaFull) throw error
+        if (attempt === 0 && pendingRemovals.size > 0) {
+          await Promise.all(pendingRemovals)
+          continue
+        }
+        throw new ArchiveReadError('busy', `The tenant's quota has no room for one more reader pod (${CONCURRENT_READERS} downloads of its backups can run at once, beside a backup)`, { cause: error })
+      }
+    }
+  }
+
   return {
     async open (spec: Where, key: string, read: { size: number, range?: Range, backupId: number }): Promise<Readable> {
       const file = new RegExp(`^kubernetes:${options.claimOf(spec.tenantSubdomain)}/${spec.instanceId}/(backup-\\d+\\.tar)$`).exec(key)?.[1]
       if (file === undefined) throw new TypeError(`backup key ${JSON.stringify(key)} is not an archive of instance ${spec.instanceId} on the backup claim of ${spec.tenantSubdomain}`)
       const namespace = namespaceOf(spec.tenantSubdomain)
       const manifest = readerPodManifest(spec, read.backupId, options, await readerAffinity(spec, namespace))
-      let name: string
-      try {
-        name = (await api.createPod(manifest)).metadata?.name ?? ''
-      } catch (error) {
-        if (error instanceof KubernetesApiError && error.code === 403 && (error.status?.message ?? '').includes('exceeded quota')) {
-          throw new ArchiveReadError('busy', `The tenant's quota has no room for one more reader pod (${CONCURRENT_READERS} downloads of its backups can run at once, beside a backup)`, { cause: error })
-        }
-        throw error
-      }
+      const name = await createReader(manifest)
       let removed: Promise<unknown> | undefined
-      const remove = (): Promise<unknown> => (removed ??= api.removePod(namespace, name).catch(() => false))
+      const remove = (): Promise<unknown> => (removed ??= removing(api.removePod(namespace, name).catch(() => false)))
       try {
         await waitReady(namespace, name)
         const url = new URL(`${options.server.replace(/\/$/, '')}/api/v1/namespaces/${namespace}/pods/${name}:${READER_PORT}/proxy/${file}`)
