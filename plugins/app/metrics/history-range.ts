@@ -34,11 +34,16 @@ export interface HistoryRange {
 
 /** How many buckets of `seconds` the range [from, to) touches, its partial first and last ones included. */
 export function bucketCount (from: Date, to: Date, seconds: number): number {
-  const width = seconds * 1000
-  const first = Math.floor((from.getTime() - BUCKET_ORIGIN_MS) / width)
-  const last = Math.floor((to.getTime() - 1 - BUCKET_ORIGIN_MS) / width)
-  return last - first + 1
+  return Math.floor(bucketsFromOrigin(to.getTime() - 1, seconds)) - Math.floor(bucketsFromOrigin(from.getTime(), seconds)) + 1
 }
+
+/** The first bucket boundary at or after the range's `from`: the buckets from here on are whole. */
+export function firstWholeBucket (range: Pick<HistoryRange, 'from' | 'stepSeconds'>): number {
+  return BUCKET_ORIGIN_MS + Math.ceil(bucketsFromOrigin(range.from.getTime(), range.stepSeconds)) * range.stepSeconds * 1000
+}
+
+/** How many `seconds`-wide buckets lie between date_bin's origin and the instant `ms` (a fraction inside one). */
+const bucketsFromOrigin = (ms: number, seconds: number): number => (ms - BUCKET_ORIGIN_MS) / (seconds * 1000)
 
 /** The narrowest step that keeps `spanMs` within MAX_POINTS, as one of the usual steps when one fits. */
 export function allowedStep (spanMs: number): { seconds: number, step: string } {

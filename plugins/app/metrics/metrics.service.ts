@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
-import { BUCKET_ORIGIN_MS, resolveRange, type HistoryRange } from './history-range.ts'
+import { firstWholeBucket, resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
 import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryColumnsRow, type HistoryRow } from './metrics.queries.ts'
 import { countBefore, createSettledHistory, joinColumns, joinItems, NO_COLUMNS, sliceColumns, sliceItems, type SettledPart } from './settled-history.ts'
@@ -150,12 +150,6 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       }
     }
   }
-}
-
-/** The first bucket boundary at or after `from`: buckets from here on are whole. */
-function firstWholeBucket (range: HistoryRange): number {
-  const width = range.stepSeconds * 1000
-  return BUCKET_ORIGIN_MS + Math.ceil((range.from.getTime() - BUCKET_ORIGIN_MS) / width) * width
 }
 
 export type MetricsService = ReturnType<typeof createMetricsService>

@@ -1,7 +1,7 @@
 /** The history range's arithmetic: defaults, steps, and the 1,000-bucket budget. */
 import t from 'tap'
 import fc from 'fast-check'
-import { allowedStep, bucketCount, MAX_POINTS, resolveRange, stepSeconds } from '../../../../plugins/app/metrics/history-range.ts'
+import { allowedStep, BUCKET_ORIGIN_MS, bucketCount, firstWholeBucket, MAX_POINTS, resolveRange, stepSeconds } from '../../../../plugins/app/metrics/history-range.ts'
 
 const now = new Date('2026-11-25T14:37:12.345Z')
 
@@ -18,6 +18,17 @@ t.test('bucket counts: aligned and unaligned ranges', async (t) => {
   const hour = new Date('2026-11-25T10:00:00Z')
   t.equal(bucketCount(hour, new Date(hour.getTime() + 3 * 3600_000), 3600), 3, 'three whole hours')
   t.equal(bucketCount(new Date(hour.getTime() + 60_000), new Date(hour.getTime() + 3 * 3600_000 + 60_000), 3600), 4, 'shifted by a minute: four hours touched')
+})
+
+t.test('the first whole bucket is the first boundary at or after from', async (t) => {
+  t.equal(firstWholeBucket({ from: new Date('2026-11-25T10:00:00Z'), stepSeconds: 3600 }), Date.parse('2026-11-25T10:00:00Z'), 'on a boundary: that one')
+  t.equal(firstWholeBucket({ from: new Date('2026-11-25T10:00:00.001Z'), stepSeconds: 3600 }), Date.parse('2026-11-25T11:00:00Z'), 'just past it: the next')
+  t.doesNotThrow(() => fc.assert(fc.property(fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }), fc.integer({ min: 1, max: 30 * 86_400 }), (from, seconds) => {
+    const first = firstWholeBucket({ from: new Date(from), stepSeconds: seconds })
+    const width = seconds * 1000
+    return (first - BUCKET_ORIGIN_MS) % width === 0 && first >= from && first - from < width &&
+      bucketCount(new Date(from), new Date(first + width), seconds) === (first === from ? 1 : 2)
+  })))
 })
 
 t.test('any accepted range answers at most 1,000 buckets, and the allowed step is always accepted', async (t) => {
