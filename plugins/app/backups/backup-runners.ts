@@ -11,6 +11,11 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
     return backends.get(instance.backend).clusterBackups
   }
 
+  /** The same, or undefined when the backend is not enabled or configured here: nothing here can then reach the cluster. */
+  function clusterRunnerHere (instance: Pick<Instance, 'backend'>): ClusterBackupRunner | undefined {
+    return backends.find(instance.backend)?.clusterBackups
+  }
+
   function runnerOf (instance: Pick<Instance, 'backend'>): BackupRunner {
     const runner = backends.get(instance.backend).backups
     if (runner === undefined) {
@@ -23,6 +28,7 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
   return {
     runnerOf,
     clusterRunnerOf,
+    clusterRunnerHere,
     serverMajor,
 
     /** Removes what killed backup attempts (one-off containers older than `olderThanMs`) and downloads (ended reader pods) left on every backend. */

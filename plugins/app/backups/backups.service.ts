@@ -125,8 +125,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
         if (size === undefined) throw BackupNotFound('The backup\'s archive is missing from the backup store')
         return { key, size, fileName, open: async (range) => store.read(key, range) }
       }
-      // A backend that is not enabled or configured here has no runner to read with, as one without any.
-      const runner = (() => { try { return runners.clusterRunnerOf(instance) } catch { return undefined } })()
+      const runner = runners.clusterRunnerHere(instance)
       if (runner === undefined || backup.sizeBytes == null) throw archiveInCluster(key)
       const size = backup.sizeBytes
       const spec = { instanceId: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }

@@ -44,7 +44,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
   /** A completed backup whose archive is in the store, or in the cluster of a backend that restores there. */
   function restorable (backup: Backup, instance: Instance): string {
     if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be restored`, { state: backup.state })
-    if (!inStore(backup.archiveKey) && runners.clusterRunnerOf(instance) === undefined) throw archiveInCluster(backup.archiveKey, 'restore')
+    if (!inStore(backup.archiveKey) && runners.clusterRunnerHere(instance) === undefined) throw archiveInCluster(backup.archiveKey, 'restore')
     return backup.archiveKey
   }
 

@@ -8,6 +8,8 @@ export interface BackendRegistry {
   require: (name: BackendName) => Promise<ProvisioningBackend>
   /** The backend without a check (jobs: a failing call is retried); 503 when not configured. */
   get: (name: BackendName) => ProvisioningBackend
+  /** The backend when it is enabled and configured here; undefined otherwise. */
+  find: (name: BackendName) => ProvisioningBackend | undefined
   /** The configured backends. */
   all: () => ProvisioningBackend[]
   close: () => Promise<void>
@@ -44,6 +46,7 @@ export function createBackendRegistry ({ enabled, backends, notConfigured }: {
   return {
     enabled,
     get,
+    find: (name) => enabled.includes(name) ? backends[name] : undefined,
     all: () => enabled.flatMap((name) => backends[name] === undefined ? [] : [backends[name]]),
     async require (name) {
       const backend = get(name)

@@ -58,7 +58,7 @@ t.test('a failed Job fails the backup with the end of its log', async (t) => {
   t.same(activity.map((a) => a.type), ['backup.requested', 'backup.failed'])
 })
 
-t.test('an archive kept in a cluster whose backend is not configured here cannot be downloaded: 409 BACKUP_IN_CLUSTER', async (t) => {
+t.test('an archive kept in a cluster whose backend is not configured here cannot be downloaded or restored: 409 BACKUP_IN_CLUSTER', async (t) => {
   const { app } = await build(t, { env: { INSTANCE_BACKENDS: 'docker', JOB_WORKERS: false } })
   const admin = await signup(app)
   const id = await recordInstance(app, admin.user.tenant_id, { state: 'running', backend: 'kubernetes' })
@@ -66,4 +66,9 @@ t.test('an archive kept in a cluster whose backend is not configured here cannot
   const download = await app.inject({ method: 'GET', url: `/api/instances/${id}/backups/${row!.id}/download`, headers: bearer(admin.token) })
   t.equal(download.statusCode, 409, download.body)
   t.match(download.json().error, { code: 'BACKUP_IN_CLUSTER', message: /backend that reads it is not configured here/ })
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${row!.id}/restore`, headers: bearer(admin.token), payload: { mode: 'new', name: 'Copy', subdomain: `copy-${admin.subdomain}` } })
+  t.equal(restore.statusCode, 409, restore.body)
+  t.match(restore.json().error, { code: 'BACKUP_IN_CLUSTER', message: /restored by a Job there, and the backend that runs it is not configured here/ })
+  const [counts] = await app.sql<{ instances: number, restoring: number }>({ text: "SELECT (SELECT count(*) FROM instances WHERE tenant_id = $1)::int AS instances, (SELECT count(*) FROM instances WHERE tenant_id = $1 AND state = 'restoring')::int AS restoring", values: [admin.user.tenant_id] })
+  t.same(counts, { instances: 1, restoring: 0 }, 'nothing was created or changed')
 })
