@@ -63,8 +63,13 @@ export interface BackupRunner {
   exportFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
   /** `pg_restore --clean` of `file` into the instance's (empty or existing) database, in one transaction. */
   restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
-  /** Replaces the data volume's contents with the tar `file` (as exportFilestore made it); a failed unpack leaves them as they were. */
+  /**
+   * Replaces the data volume's contents with the tar `file` (as exportFilestore made it), keeping
+   * the replaced ones aside until settleFilestore; a failed unpack leaves them as they were.
+   */
   importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** Ends an import: the restored files stay and the replaced ones go, or the replaced ones come back. */
+  settleFilestore: (spec: InstanceSpec, pgMajor: number, keep: 'restored' | 'replaced') => Promise<void>
   /** Removes what killed attempts left behind (one-off containers) older than `olderThanMs`; answers how many. */
   sweep?: (olderThanMs: number) => Promise<number>
 }

@@ -14,7 +14,7 @@ import { type BackupRunner } from '../backup-runner.ts'
 import { saveSingleFile, singleFileTar } from './backup-files.ts'
 import { isHostLocal } from './container-config.ts'
 import { DockerEngineError, type EngineCall } from './engine-calls.ts'
-import { discardStaging, prepareStaging, stagingPath, swapStagedIn } from './filestore-swap.ts'
+import { discardStaging, dropReplaced, prepareStaging, putReplacedBack, stagingPath, swapStagedIn } from './filestore-swap.ts'
 import { ensureImage } from './image.ts'
 import { demuxFrames } from './logs.ts'
 import { dataVolumeName, LABELS } from './names.ts'
@@ -170,6 +170,11 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
         throw error
       }
       await onVolume(spec, pgMajor, 'swapping in the restored filestore', swapStagedIn(DATA_PATH))
+    },
+
+    async settleFilestore (spec, pgMajor, keep) {
+      if (keep === 'restored') await onVolume(spec, pgMajor, 'dropping the replaced filestore', dropReplaced(DATA_PATH))
+      else await onVolume(spec, pgMajor, 'putting the replaced filestore back', putReplacedBack(DATA_PATH))
     }
   }
 }

@@ -3,10 +3,11 @@
  * The archive is unpacked and every part checked
  * against the manifest before the instance is touched; then the instance is
  * stopped, the backup loaded with pg_restore into a fresh database beside the
- * instance's, its filestore unpacked beside the live one and swapped in, and
- * only then the fresh database takes the old one's place (so a failed load or
- * unpack leaves the instance's data as it was, and tables made after the backup
- * do not survive a successful one), and the instance started again. Idempotent:
+ * instance's, its filestore unpacked beside the live one and swapped in (the
+ * replaced files kept aside), and only then the fresh database takes the old
+ * one's place: a failed load or unpack leaves the instance's data as it was, a
+ * failed promotion puts the replaced files back, and tables made after the
+ * backup do not survive a successful one. Then the instance is started again. Idempotent:
  * it works only while the instance is `restoring`, and each step converges when
  * run again. The last failed attempt puts the instance in `error` with the reason.
  *
@@ -152,7 +153,14 @@ export function createRestoreJob (deps: RestoreJobDeps) {
             const staged = await databases.stage(instance.uid)
             await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
             await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
-            await databases.promote(instance.uid)
+            try {
+              await databases.promote(instance.uid)
+            } catch (error) {
+              // The files go back to the database that stays; should this fail too, the next attempt's import puts them back.
+              await runner.settleFilestore(spec, pgMajor, 'replaced').catch((settleError: unknown) => jobLog.warn({ err: settleError }, 'The replaced filestore could not be put back'))
+              throw error
+            }
+            await runner.settleFilestore(spec, pgMajor, 'restored')
           })
         } finally {
           await scratch.done()

@@ -1,7 +1,9 @@
 /**
  * A filestore restore on the real engine unpacks into a staging folder and swaps it in only
  * once whole: an unpack that fails midway (a truncated tar, an entry that cannot be written,
- * a file that is no tar) leaves every old file as it was and no staging folder behind.
+ * a file that is no tar) leaves every old file as it was and no staging folder behind. The
+ * replaced files are kept until the restore settles, and put back when it cannot, from wherever
+ * a killed attempt stopped.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -34,7 +36,7 @@ async function tarOf (entries: Array<[string, string | null]>): Promise<Buffer> 
   return buffer(tar)
 }
 
-docker.test('importFilestore swaps a complete unpack in, and a failed one changes nothing', async (t) => {
+docker.test('importFilestore swaps a complete unpack in, a failed one changes nothing, and an unsettled one can be put back', async (t) => {
   const engine = dockerClient()
   const run = newTestRun()
   t.teardown(() => cleanupContainers(run.label))
@@ -73,9 +75,25 @@ docker.test('importFilestore swaps a complete unpack in, and a failed one change
     t.equal(await inFilestore(target.subdomain, LIST), live, `${what}: every old file is there, unchanged, and no staging folder remains`)
   }
 
-  // What a killed attempt could leave: a staging folder and a folder moved aside.
-  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data /data/.restore-old && echo stale > /data/.restore-staging/data/stale && echo stale > /data/.restore-old/stale')
+  // A whole import, and the database could not be promoted: the replaced files come back.
   await runner.importFilestore(target, 0, exported)
+  t.match(await inFilestore(target.subdomain, 'cat /data/config; ls -A /data/.restore-old'), /^new-config\n.*\.aside-complete/s, 'swapped in, the replaced entries kept aside')
+  await runner.settleFilestore(target, 0, 'replaced')
+  t.equal(await inFilestore(target.subdomain, LIST), live, 'put back: every old file, hidden ones and the link, and nothing restored or left over')
+
+  // An attempt killed while moving the old entries aside (no marker yet), then one killed while moving the restored ones in.
+  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data/filestore /data/.restore-old && mv /data/config /data/.hidden /data/.restore-old/ && echo x > /data/.restore-staging/data/filestore/x')
+  await runner.settleFilestore(target, 0, 'replaced')
+  t.equal(await inFilestore(target.subdomain, LIST), live, 'cut while moving aside: the moved entries come back beside the others')
+  await runner.importFilestore(target, 0, exported)
+  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data && mv /data/config /data/.session /data/.restore-staging/data/')
+  await runner.settleFilestore(target, 0, 'replaced')
+  t.equal(await inFilestore(target.subdomain, LIST), live, 'cut while moving in: the restored entries go, the old ones come back')
+
+  // What a killed attempt could leave, again, when the next attempt starts: it is put back first, then replaced whole.
+  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data /data/.restore-old && echo stale > /data/.restore-staging/data/stale && mv /data/config /data/.restore-old/')
+  await runner.importFilestore(target, 0, exported)
+  await runner.settleFilestore(target, 0, 'restored')
   t.equal(await inFilestore(target.subdomain, LIST), backedUp, 'exactly the backup\'s files: the old ones, hidden ones and the link gone, nothing stale')
   t.same(await engine.listContainers({ all: true, filters: { label: [run.label] } }), [], 'every one-off container was removed')
 })

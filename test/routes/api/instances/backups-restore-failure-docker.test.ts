@@ -2,6 +2,7 @@
  * A restore in place whose filestore cannot be unpacked changes nothing: the archive passes its
  * checksums (it is rewritten with a filestore that holds an entry below a file, and its new
  * SHA-256 recorded), the job fails at the unpack, and the instance keeps its rows and its files.
+ * A restore whose database cannot be promoted after the files were swapped in puts them back.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -71,4 +72,31 @@ docker.test('a restore whose filestore unpack fails leaves the instance\'s rows 
   t.equal(await inFilestore(subdomain, `${LIST_FILES}; find /data -name '.restore-*'`), filesBefore, 'every file as it was, and no staging folder')
   const staged = await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${erpDatabaseNames(uid).database}_restore`])).rowCount)
   t.equal(staged, 0, 'and no staged copy of the database left behind')
+})
+
+docker.test('a restore whose database cannot take the instance\'s one\'s place puts the replaced files back', async (t) => {
+  const { app, databaseUrl } = await buildBackupApp(t, 'backups-restore-promote', { BACKUP_JOB_RETRIES: 0 })
+  const admin = await signup(app)
+  const { id, uid, subdomain } = await seededInstance(app, databaseUrl, admin, {
+    prefix: 'rp', names: ['Ada'], files: 'mkdir -p /data/filestore/ab && echo invoice-1 > /data/filestore/ab/cafe && echo v1 > /data/config'
+  })
+  const backup = await waitForBackup(app, admin.token, id, (await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })).json().backup.id)
+  t.equal(backup.state, 'completed', backup.error ?? '')
+  await onInstanceDatabase(databaseUrl, uid, async (db) => { await db.query("UPDATE partners SET name = 'Changed' WHERE id = 1") })
+  await inFilestore(subdomain, 'echo v2 > /data/config && echo new > /data/filestore/new && rm /data/filestore/ab/cafe')
+  const filesBefore = await inFilestore(subdomain, `${LIST_FILES}; find /data -name '.restore-*'`)
+
+  // The database server refuses the swap (a rename refused, the server gone): after the files were swapped in.
+  const databases = app.instances.databases
+  const promote = databases.promote
+  databases.promote = async () => { throw new Error('the database server refused the rename') }
+  t.teardown(() => { databases.promote = promote })
+
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${backup.id}/restore`, headers: bearer(admin.token), payload: { mode: 'replace', confirm: subdomain } })
+  t.equal(restore.statusCode, 202, restore.body)
+  t.equal((await waitForState(app, admin.token, id, ['running', 'error'], 120_000)).state, 'error', 'the restore failed')
+  const [failed] = await app.sql<{ title: string }>({ text: "SELECT title FROM activities WHERE instance_id = $1 AND type = 'backup.restore_failed'", values: [id] })
+  t.match(failed?.title, /refused the rename/)
+  t.same(await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT name FROM partners ORDER BY id')).rows), [{ name: 'Changed' }], 'the instance\'s own database stayed')
+  t.equal(await inFilestore(subdomain, `${LIST_FILES}; find /data -name '.restore-*'`), filesBefore, 'and the files that go with it: put back, nothing left aside')
 })
