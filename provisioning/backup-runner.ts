@@ -33,9 +33,15 @@ export interface ClusterBackupRunner {
    * Loads the archive at `key` into `database` (a fresh database of the instance's role, beside its
    * own) and into the instance's data volume, which nothing else may use meanwhile (the instance is
    * stopped). The archive is checked against `sha256` and each part against its manifest first: on
-   * a mismatch ArchiveCorruptError, and nothing was changed. May be run again after a crash.
+   * a mismatch ArchiveCorruptError, and nothing was changed. The replaced files are kept aside
+   * until settleFilestore. May be run again after a crash.
    */
   restore: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, key: string, sha256: string, database: string }) => Promise<void>
+  /**
+   * Ends a restore: the files it swapped in stay and the replaced ones go, or the replaced ones
+   * come back (the database could not be promoted). The instance is still stopped. May be run again.
+   */
+  settleFilestore: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, keep: 'restored' | 'replaced') => Promise<void>
   /** Removes an archive `archive` made; missing is fine. */
   removeArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
   /**

@@ -20,12 +20,16 @@ import type { JobSpec, KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
 import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf, selectorLabels } from './names.ts'
 import { createJobRunner } from './run-job.ts'
-import { restoreJobSpec, runRestoreJob } from './restore-job.ts'
+import { restoreJobSpec, runRestoreJob, settleJobOf } from './restore-job.ts'
+import { DATA_PATH } from './restore-script.ts'
+import { dropReplaced, putReplacedBack } from '../filestore-swap.ts'
 
 export const RESULT_MARK = 'ERP-BACKUP-RESULT'
 /** The backup pod's limits; the tenant quota has this much room beyond the plan (tenant-manifests.ts). */
 export const BACKUP_JOB_LIMITS = { memoryMb: 512, cpuMillicores: 500 }
 const BACKUPS_PATH = '/backups'
+/** A Job that only moves or removes files. */
+const FILE_JOB_RESOURCES = { requests: { memory: '32Mi', cpu: '50m' }, limits: { memory: '64Mi', cpu: '100m' } }
 
 export interface KubernetesBackupOptions {
   /** `postgres:{pg_major}` */
@@ -150,6 +154,19 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
       }))
     },
 
+    async settleFilestore (spec, pgMajor, keep) {
+      await runJob({
+        namespace: namespaceOf(spec.tenantSubdomain),
+        name: settleJobOf(spec.instanceId, keep),
+        labels: labels(spec, 'restore-settle'),
+        image: image(pgMajor),
+        command: ['sh', '-c', keep === 'restored' ? dropReplaced(DATA_PATH) : putReplacedBack(DATA_PATH)],
+        volumes: [{ claim: dataClaimOf(spec.subdomain), mountPath: DATA_PATH }],
+        resources: FILE_JOB_RESOURCES,
+        activeDeadlineSeconds: 600
+      })
+    },
+
     openArchive: (spec, key, read) => reader.open(spec, key, read),
     sweep: () => reader.sweep(),
 
@@ -163,7 +180,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
         image: image(pgMajor),
         command: ['rm', '-f', path, `${path}.partial`],
         volumes: [{ claim: backupClaimOf(spec.tenantSubdomain), mountPath: BACKUPS_PATH }],
-        resources: { requests: { memory: '32Mi', cpu: '50m' }, limits: { memory: '64Mi', cpu: '100m' } },
+        resources: FILE_JOB_RESOURCES,
         activeDeadlineSeconds: 600
       })
     }

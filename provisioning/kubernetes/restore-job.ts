@@ -28,6 +28,9 @@ export interface RestoreJobContext {
 /** One Job per backup and target instance: a retry adopts it, two restores of one backup do not share it. */
 export const restoreJobOf = (backupId: number, instanceId: string): string => `erp-restore-${backupId}-${instanceId.slice(0, 8)}`
 
+/** The Job that settles an instance's filestore after its restore (one restore of an instance runs at a time). */
+export const settleJobOf = (instanceId: string, keep: 'restored' | 'replaced'): string => `erp-restore-keep-${keep}-${instanceId.slice(0, 8)}`
+
 export function restoreJobSpec (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, request: RestoreRequest, context: RestoreJobContext): JobSpec {
   return {
     namespace: namespaceOf(spec.tenantSubdomain),

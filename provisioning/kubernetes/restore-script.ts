@@ -7,19 +7,22 @@
  * SHA-256 its manifest names: a mismatch ends the script with a `corrupt` result line. The dump
  * goes into RESTORE_DATABASE (a fresh database the control plane made beside the instance's, and
  * puts in its place once the Job succeeded) with the Docker path's pg_restore flags; the
- * filestore is unpacked into a hidden folder on the claim, then swapped in, so a failed unpack
- * leaves the old files where they were. Parts are read straight out of the archive (tar -O): the
- * data claim needs room for one extra filestore, not for a copy of the archive.
+ * filestore is unpacked into a hidden folder on the claim, then swapped in with the Docker path's
+ * steps (../filestore-swap.ts), so a failed unpack leaves the old files where they were, and the
+ * replaced files stay aside until the control plane settles the restore (a second, short Job: kept
+ * when the database could not be promoted, dropped once it was). Parts are read straight out of
+ * the archive (tar -O): the data claim needs room for one extra filestore, not for a copy of the
+ * archive.
  *
- * Run again after a crash it converges: the staged folders of the earlier attempt are removed first.
+ * Run again after a crash it converges: what an earlier attempt moved aside is put back first.
  * Environment: ARCHIVE, EXPECTED_SHA256, RESTORE_DATABASE, and the instance's database Secret
  * (HOST, PORT, USER, PASSWORD: the staged database belongs to the instance's role).
  */
 
+import { discardStaging, prepareStaging, stagingPath, swapStagedIn } from '../filestore-swap.ts'
+
 export const RESTORE_MARK = 'ERP-RESTORE-RESULT'
 export const DATA_PATH = '/data'
-const STAGED = `${DATA_PATH}/.restore-new`
-const OLD = `${DATA_PATH}/.restore-old`
 
 export const RESTORE_SCRIPT = `set -eu
 export PGHOST="$HOST" PGPORT="$PORT" PGUSER="$USER" PGPASSWORD="$PASSWORD"
@@ -36,17 +39,15 @@ done
 echo "archive verified; loading the database"
 tar -xOf "$ARCHIVE" database.dump | pg_restore --clean --if-exists --no-owner --no-privileges --single-transaction --exit-on-error --dbname "$RESTORE_DATABASE"
 echo "database loaded; unpacking the filestore"
-rm -rf "${STAGED}" "${OLD}"
-mkdir -p "${STAGED}/data" "${OLD}"
-tar -xOf "$ARCHIVE" filestore.tar | tar -C "${STAGED}" -xf -
-for entry in ${DATA_PATH}/* ${DATA_PATH}/.[!.]* ${DATA_PATH}/..?*; do
-  case "$entry" in "${STAGED}"|"${OLD}") continue ;; esac
-  if [ -e "$entry" ] || [ -L "$entry" ]; then mv "$entry" "${OLD}/"; fi
-done
-for entry in "${STAGED}"/data/* "${STAGED}"/data/.[!.]* "${STAGED}"/data/..?*; do
-  if [ -e "$entry" ] || [ -L "$entry" ]; then mv "$entry" ${DATA_PATH}/; fi
-done
-rm -rf "${STAGED}" "${OLD}"
+( set +e
+${prepareStaging(DATA_PATH)}
+)
+tar -xOf "$ARCHIVE" filestore.tar | tar -C "${stagingPath(DATA_PATH)}" -xf - || { ( set +e
+${discardStaging(DATA_PATH)}
+); echo "the filestore could not be unpacked" >&2; exit 1; }
+( set +e
+${swapStagedIn(DATA_PATH)}
+)
 echo "${RESTORE_MARK} ok"
 `
 

@@ -12,7 +12,8 @@
  * run again. The last failed attempt puts the instance in `error` with the reason.
  *
  * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore
- * Job instead, while the instance is stopped, into the same staged database. A corrupt archive
+ * Job instead, while the instance is stopped, into the same staged database; a second short Job
+ * settles the filestore the same way. A corrupt archive
  * is not retried: nothing was loaded, so the instance is started again on its own data.
  */
 import { join } from 'node:path'
@@ -130,6 +131,17 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       await backend.start(spec)
       await until(backend, spec, ['running'], 'running', job.signal)
     }
+    /** The staged database takes the instance's one's place; the swapped-in files stay, or go back with the database that stays. */
+    const promoteThenSettle = async (settle: (keep: 'restored' | 'replaced') => Promise<void>): Promise<void> => {
+      try {
+        await databases.promote(instance.uid)
+      } catch (error) {
+        // Should putting them back fail too, the next attempt's restore puts them back first.
+        await settle('replaced').catch((settleError: unknown) => jobLog.warn({ err: settleError }, 'The replaced filestore could not be put back'))
+        throw error
+      }
+      await settle('restored')
+    }
     try {
       const pgMajor = await runners.serverMajor()
       const cluster = runners.clusterRunnerOf(instance)
@@ -140,7 +152,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
         await stoppedFor(spec, async () => {
           const staged = await databases.stage(instance.uid)
           await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name })
-          await databases.promote(instance.uid)
+          await promoteThenSettle((keep) => cluster.settleFilestore(spec, pgMajor, keep))
         })
       } else {
         const runner = runners.runnerOf(instance)
@@ -153,14 +165,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
             const staged = await databases.stage(instance.uid)
             await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
             await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
-            try {
-              await databases.promote(instance.uid)
-            } catch (error) {
-              // The files go back to the database that stays; should this fail too, the next attempt's import puts them back.
-              await runner.settleFilestore(spec, pgMajor, 'replaced').catch((settleError: unknown) => jobLog.warn({ err: settleError }, 'The replaced filestore could not be put back'))
-              throw error
-            }
-            await runner.settleFilestore(spec, pgMajor, 'restored')
+            await promoteThenSettle((keep) => runner.settleFilestore(spec, pgMajor, keep))
           })
         } finally {
           await scratch.done()

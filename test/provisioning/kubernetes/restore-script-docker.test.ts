@@ -2,7 +2,8 @@
  * The restore Job's script, run for real (the fake API server runs nothing): an archive made by
  * the backup Job's script is loaded by the restore script, each in the backup image on the Docker
  * engine, with the Secret's variables, the data claim at /data and the backup claim at /backups,
- * against the machine's PostgreSQL. A corrupt archive changes nothing.
+ * against the machine's PostgreSQL, and the settling Job's scripts after it. A corrupt archive
+ * changes nothing.
  */
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
@@ -11,7 +12,8 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import pg from 'pg'
 import { BACKUP_SCRIPT, parseResult } from '../../../provisioning/kubernetes/backup-job.ts'
-import { parseRestoreResult, RESTORE_SCRIPT } from '../../../provisioning/kubernetes/restore-script.ts'
+import { DATA_PATH, parseRestoreResult, RESTORE_SCRIPT } from '../../../provisioning/kubernetes/restore-script.ts'
+import { dropReplaced, putReplacedBack } from '../../../provisioning/filestore-swap.ts'
 import { requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
 import { adminUrl, claimFolders, runScript } from '../../support/backup-scripts.ts'
 
@@ -50,18 +52,29 @@ async function fixture (t: Test) {
   return { live, staged, data, archive, original, sha256: parseResult(made.log)?.sha256 ?? '', restore }
 }
 
-docker.test('the archive goes into the staged database, the filestore is swapped for the backup\'s', async (t) => {
+docker.test('the archive goes into the staged database, the filestore is swapped for the backup\'s, the replaced files kept until settled', async (t) => {
   const { staged, data, original, sha256, restore } = await fixture(t)
+  const changed = listing(data)
+  const settle = async (keep: 'restored' | 'replaced') => {
+    const settled = await runScript(t, keep === 'restored' ? dropReplaced(DATA_PATH) : putReplacedBack(DATA_PATH), {}, [`${data}:/data`])
+    t.equal(settled.code, 0, settled.log)
+  }
   const done = await restore(sha256)
   t.equal(done.code, 0, done.log)
   t.same(parseRestoreResult(done.log), { state: 'ok' })
   t.same(await sql(staged, 'SELECT id, name FROM partners ORDER BY id'), [{ id: 1, name: 'Ada' }, { id: 2, name: 'Grace' }])
-  t.equal(listing(data), original, 'exactly the backup\'s files, hidden ones included, and no staging folders left')
-  t.equal(readFileSync(join(data, '.hidden'), 'utf8'), 'keep\n')
+  t.equal(readFileSync(join(data, 'filestore', 'ab', 'cafe'), 'utf8'), 'invoice-1\n', 'the backup\'s files are in place')
+  t.equal(readFileSync(join(data, '.restore-old', 'filestore', 'ab', 'cafe'), 'utf8'), 'invoice-1 edited\n', 'the replaced ones aside')
+
+  await settle('replaced')
+  t.equal(listing(data), changed, 'the database could not be promoted: the replaced files are back, nothing restored or aside is left')
 
   const again = await restore(sha256)
   t.equal(again.code, 0, `run again it converges: ${again.log}`)
-  t.equal(listing(data), original)
+  await restore(sha256)
+  await settle('restored')
+  t.equal(listing(data), original, 'settled: exactly the backup\'s files, hidden ones included, and no working folders left')
+  t.equal(readFileSync(join(data, '.hidden'), 'utf8'), 'keep\n')
 })
 
 docker.test('an archive that is not the recorded one, or a part that is not the manifest\'s, changes nothing', async (t) => {

@@ -1,8 +1,9 @@
 /**
  * Restores of Kubernetes archives through the whole app, on the fake API server and the real
  * PostgreSQL: the instance scaled to 0, the restore Job, and the instance and its database
- * following the Job's end. The Job's script itself is run for real in
- * test/provisioning/kubernetes/restore-script-docker.test.ts.
+ * following the Job's end, and the Job that settles the filestore after it (the replaced files
+ * dropped, or put back when the database could not be promoted). The Jobs' scripts themselves are
+ * run for real in test/provisioning/kubernetes/restore-script-docker.test.ts.
  */
 import t, { type Test } from 'tap'
 import { bearer } from '../../../support/accounts.ts'
@@ -12,9 +13,20 @@ import { onInstanceDatabase } from '../../../support/backups.ts'
 import { waitFor } from '../../../support/kube/client-helpers.ts'
 import { ARCHIVE_SHA, completedBackup, kubeApp } from '../../../support/kube-backups.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
-import { RESTORE_MARK, RESTORE_SCRIPT } from '../../../../provisioning/kubernetes/restore-script.ts'
+import { DATA_PATH, RESTORE_MARK, RESTORE_SCRIPT } from '../../../../provisioning/kubernetes/restore-script.ts'
+import { dropReplaced, putReplacedBack } from '../../../../provisioning/filestore-swap.ts'
 
 const slow = { timeoutMs: 20_000, intervalMs: 50 }
+
+/** The short Job that settles the filestore after the restore Job: checked, then completed. */
+async function settles (t: Test, kube: Awaited<ReturnType<typeof kubeApp>>['kube'], namespace: string, subdomain: string, uid: string, keep: 'restored' | 'replaced'): Promise<void> {
+  const name = `erp-restore-keep-${keep}-${uid.slice(0, 8)}`
+  const job = await waitFor(async () => kube.get('Job', namespace, name), slow)
+  const pod = job.spec.template.spec
+  t.same(pod.containers[0].command, ['sh', '-c', keep === 'restored' ? dropReplaced(DATA_PATH) : putReplacedBack(DATA_PATH)], `${keep === 'restored' ? 'the replaced files go' : 'the replaced files come back'}`)
+  t.same(pod.volumes.map((v: any) => v.persistentVolumeClaim), [{ claimName: `erp-${subdomain}-data`, readOnly: false }], 'the data claim only')
+  kube.completeJob(namespace, name)
+}
 
 /** A restore in place under way: the instance scaled to 0 and the restore Job created. */
 async function restoring (t: Test) {
@@ -50,6 +62,7 @@ t.test('in place: the Job loads the archive into the staged database, which take
 
   kube.setPodLogs(namespace, jobName, `archive verified; loading the database\n${RESTORE_MARK} ok\n`)
   kube.completeJob(namespace, jobName)
+  await settles(t, kube, namespace, subdomain, uid, 'restored')
   await waitForState(app, admin.token, id, ['running'], 20_000)
   t.equal(kube.get('Deployment', namespace, `erp-${subdomain}`)?.spec?.replicas, 1, 'scaled back')
   t.notOk(await hasMarker(), 'the staged database took the instance\'s place')
@@ -80,6 +93,22 @@ t.test('a failed Job puts the instance in error with the Job\'s last log line; i
   t.equal(staged, 0, 'the half-loaded staged database is dropped')
 })
 
+t.test('a staged database that cannot take the instance\'s place: the replaced files are put back, the instance is in error on its own data', async (t) => {
+  const { kube, app, admin, id, subdomain, namespace, uid, jobName, hasMarker, activities, instance } = await restoring(t)
+  const databases = app.instances.databases
+  const promote = databases.promote
+  databases.promote = async () => { throw new Error('the database server refused the rename') }
+  t.teardown(() => { databases.promote = promote })
+  kube.setPodLogs(namespace, jobName, `${RESTORE_MARK} ok\n`)
+  kube.completeJob(namespace, jobName)
+  await settles(t, kube, namespace, subdomain, uid, 'replaced')
+  t.equal((await waitForState(app, admin.token, id, ['error'], 20_000)).state, 'error')
+  t.match((await instance()).status_message, /refused the rename/)
+  t.ok(await hasMarker(), 'the instance\'s own database stayed')
+  t.same((await activities()).map((a) => a.type).slice(-1), ['backup.restore_failed'])
+  t.equal(kube.get('Job', namespace, `erp-restore-keep-replaced-${uid.slice(0, 8)}`), undefined, 'the settling Job is cleaned up')
+})
+
 t.test('as a new instance (of a deleted one): it is provisioned first, then the same Job targets its claim and database', async (t) => {
   const context = await kubeApp(t)
   const { kube, app, admin, id, namespace } = context
@@ -100,6 +129,7 @@ t.test('as a new instance (of a deleted one): it is provisioned first, then the 
   t.equal(kube.get('Job', namespace, `erp-${copy}-init`), undefined, 'no first-start initialisation: the database comes from the backup')
   kube.setPodLogs(namespace, jobName, `${RESTORE_MARK} ok\n`)
   kube.completeJob(namespace, jobName)
+  await settles(t, kube, namespace, copy, uid, 'restored')
   t.equal((await waitForState(app, admin.token, copyId, ['running'], 20_000)).state, 'running')
   const types = await app.sql<{ type: string }>({ text: "SELECT type FROM activities WHERE instance_id = $1 AND target_type = 'backup' ORDER BY id", values: [copyId] })
   t.same(types.map((a) => a.type), ['backup.restore_requested', 'backup.restored'])

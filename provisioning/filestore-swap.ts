@@ -1,6 +1,6 @@
 /**
- * The shell steps of a filestore restore on the data volume (mounted at `root` in a one-off
- * container of the backup image: POSIX sh and busybox suffice). The archive is unpacked into a
+ * The shell steps of a filestore restore on the data volume, mounted at `root` in a one-off
+ * container (Docker) or a Job's pod (Kubernetes) of the backup image: POSIX sh and busybox suffice. The archive is unpacked into a
  * hidden staging folder on the same volume; only once the unpack has completed are the live
  * entries moved aside, the staged ones moved in (renames on one filesystem). The entries moved
  * aside are kept until the restore settles: dropped once the restored database is in place, put
