@@ -13,7 +13,11 @@ export const ErpModuleItem = Type.Object({
   technical_name: Type.String({ description: 'Stable identifier, e.g. "stock"' }),
   description: Type.String(),
   category: Type.String({ description: 'e.g. "Sales", "Finance", "Inventory & MRP"; "Custom addons" for a synced addon source\'s modules' }),
-  addon_source_id: Type.Union([BigInt53({ minimum: 1 }), Type.Null()], { description: 'The company\'s addon source that provides the module (see /api/addon-sources); null for the shared catalog' })
+  addon_source_id: Type.Union([BigInt53({ minimum: 1 }), Type.Null()], { description: 'The company\'s addon source that provides the module (see /api/addon-sources); null for the shared catalog' }),
+  edition: Type.Union([Type.Literal('community'), Type.Literal('enterprise'), Type.Null()], {
+    description: 'The ERP edition whose images include the app: `community` (every image) or `enterprise` (only images with the Enterprise addons; ' +
+      'where instances run the Community edition, installing it answers 409 MODULE_EDITION_UNAVAILABLE). Null for a company\'s synced module, which its addon source provides.'
+  })
 }, { description: 'An installable ERP app' })
 
 export const ModulesResponse = Success({

@@ -27,6 +27,13 @@ export const INSTANCES_SECTIONS = {
         'whatever version is asked for (a warning says so at start).',
       examples: ['registry.example.com/erp:{version}']
     }),
+    ERP_EDITION: Type.Union(['community', 'enterprise'].map((edition) => Type.Literal(edition)), {
+      default: 'community',
+      description: 'The ERP edition ERP_IMAGE carries. With community, catalog apps that only the Enterprise edition has are listed but refused ' +
+        '(409 MODULE_EDITION_UNAVAILABLE) instead of failing inside the ERP; a company can still install its own synced copy. ' +
+        'enterprise: the image holds the Enterprise addons (and the ERP vendor\'s subscription covers them).',
+      examples: ['enterprise']
+    }),
     ERP_DATABASE_URL: postgresUrl('PostgreSQL server (admin role: superuser, or CREATEROLE and CREATEDB) for the per-instance databases. Default: the service\'s own.',
       'postgres://postgres:password@db.internal:5432/postgres'),
     ERP_DATABASE_HOST: Type.Optional(Type.String({

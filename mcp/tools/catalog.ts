@@ -13,8 +13,9 @@ export const catalogTools = [
   defineTool({
     name: 'list_modules',
     title: 'Module catalog',
-    description: 'The installable ERP apps (name, technical name, category, description), with the modules the company\'s synced ' +
-      'addon sources provide (`addon_source_id` set). Filter by `category` or search with `q` to answer "is there a module for …".',
+    description: 'The installable ERP apps (name, technical name, category, description, and `edition`: `enterprise` apps need an ' +
+      'installation whose ERP image has the Enterprise addons), with the modules the company\'s synced addon sources provide ' +
+      '(`addon_source_id` set). Filter by `category` or search with `q` to answer "is there a module for …".',
     input: ModulesQuery,
     annotations: READ_ONLY,
     run: async ({ app, em, actor }, query) => ({ modules: await app.modules.list(em, query, actor.tenantId) })

@@ -8,12 +8,13 @@ import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
-import { ErpModule } from '../modules/erp-module.entity.ts'
+import { ErpModule, type ModuleEdition } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
 
 export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
 export const ModuleVersionMismatch = defineError('MODULE_ERP_VERSION_MISMATCH', 'The module is written for another ERP version', 409)
+export const ModuleEditionUnavailable = defineError('MODULE_EDITION_UNAVAILABLE', 'The module is not in the ERP edition instances run here', 409)
 
 export const ERP_MODULE_QUEUE = 'erp-module-installs'
 
@@ -57,7 +58,12 @@ export function toInstanceModuleView (row: InstanceModule): InstanceModuleView {
 }
 
 /** Catalog modules assigned to an instance; each assignment is installed through the ERP by a job. */
-export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake'>, activity: ActivityService }) {
+export function createErpModulesService (deps: {
+  jobs: Pick<Jobs, 'send' | 'wake'>
+  activity: ActivityService
+  /** The edition ERP_IMAGE carries: a Community image has no Enterprise-only app to install. */
+  erpEdition: ModuleEdition
+}) {
   const { jobs, activity } = deps
 
   async function instanceOf (em: EntityManager, id: number): Promise<Instance> {
@@ -95,6 +101,10 @@ export function createErpModulesService (deps: { jobs: Pick<Jobs, 'send' | 'wake
       if (module.erpSeries != null && module.erpSeries !== instance.erpVersion) {
         throw ModuleVersionMismatch(`${module.technicalName} is written for ERP ${module.erpSeries}; this instance runs ${instance.erpVersion}`,
           { field: 'module_id', module_erp_version: module.erpSeries, instance_erp_version: instance.erpVersion })
+      }
+      if (module.edition === 'enterprise' && deps.erpEdition !== 'enterprise') {
+        throw ModuleEditionUnavailable(`${module.technicalName} (${module.name}) is only in the ERP's Enterprise edition, and instances here run the Community edition`,
+          { field: 'module_id', module_edition: module.edition, instance_edition: deps.erpEdition })
       }
       const existing = await em.findOne(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'] })
       if (existing !== null) return { module: toInstanceModuleView(existing), created: false }

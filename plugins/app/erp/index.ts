@@ -31,7 +31,7 @@ export default fp(async (fastify) => {
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
     expireInSeconds: 600
   }, job)
-  const modules = createErpModulesService({ jobs: fastify.jobs, activity: fastify.activity })
+  const modules = createErpModulesService({ jobs: fastify.jobs, activity: fastify.activity, erpEdition: config.ERP_EDITION })
   await fastify.jobs.define<ErpModuleJobData>(ERP_MODULE_QUEUE, {
     retryLimit: config.ERP_USER_JOB_RETRIES,
     retryDelay: 10,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import type { ModuleEdition } from './erp-module.entity.ts'
 
 export interface CatalogEntry {
   technicalName: string
@@ -7,6 +8,7 @@ export interface CatalogEntry {
   /** Order inside the category: the app people look for first comes first. */
   sequence: number
   description: string
+  edition: ModuleEdition
 }
 
 export const MODULE_CATEGORIES = [
@@ -15,10 +17,20 @@ export const MODULE_CATEGORIES = [
 
 type Row = [technicalName: string, name: string, description: string]
 
+/**
+ * The apps Odoo ships only in its Enterprise edition (OEEL-1 licence): a Community image has no
+ * such module, so installing one fails inside the ERP. The rest are in both editions.
+ */
+export const ENTERPRISE_ONLY: ReadonlySet<string> = new Set([
+  'sale_subscription', 'sale_renting', 'account_accountant', 'documents', 'sign', 'mrp_plm', 'quality_control',
+  'hr_appraisal', 'hr_payroll', 'marketing_automation', 'helpdesk', 'industry_fsm', 'planning', 'appointment', 'knowledge', 'approvals'
+])
+
 /** Rows of one category, numbered 10, 20, 30… in the order given. */
 function category (name: typeof MODULE_CATEGORIES[number], rows: Row[]): CatalogEntry[] {
   return rows.map(([technicalName, appName, description], index) => ({
-    technicalName, name: appName, category: name, sequence: (index + 1) * 10, description
+    technicalName, name: appName, category: name, sequence: (index + 1) * 10, description,
+    edition: ENTERPRISE_ONLY.has(technicalName) ? 'enterprise' : 'community'
   }))
 }
 
@@ -87,11 +99,11 @@ export const MODULE_CATALOG: readonly CatalogEntry[] = [
   ])
 ]
 
-const COLUMNS_PER_ROW = 5
+const COLUMNS_PER_ROW = 6
 
 /**
  * Upserts the catalog by technical name, in one statement: re-running it
- * updates names, descriptions, categories and order and never duplicates a
+ * updates names, descriptions, categories, order and editions and never duplicates a
  * module. Replicas seeding at once are serialised by the unique index (rows are
  * always written in the same order, so they cannot deadlock). Unchanged rows
  * are not rewritten. Modules dropped from the catalog are left in place.
@@ -99,14 +111,14 @@ const COLUMNS_PER_ROW = 5
  */
 export async function seedModuleCatalog (em: EntityManager): Promise<{ modules: number, changed: number }> {
   const placeholders = MODULE_CATALOG.map(() => `(${Array(COLUMNS_PER_ROW).fill('?').join(', ')})`).join(', ')
-  const params = MODULE_CATALOG.flatMap((m) => [m.technicalName, m.name, m.description, m.category, m.sequence])
+  const params = MODULE_CATALOG.flatMap((m) => [m.technicalName, m.name, m.description, m.category, m.sequence, m.edition])
   const rows = await em.execute<Array<{ technical_name: string }>>(`
-    INSERT INTO erp_modules (technical_name, name, description, category, sequence)
+    INSERT INTO erp_modules (technical_name, name, description, category, sequence, edition)
     VALUES ${placeholders}
     ON CONFLICT (technical_name) WHERE tenant_id IS NULL DO UPDATE
-      SET name = excluded.name, description = excluded.description, category = excluded.category, sequence = excluded.sequence
-      WHERE (erp_modules.name, erp_modules.description, erp_modules.category, erp_modules.sequence)
-        IS DISTINCT FROM (excluded.name, excluded.description, excluded.category, excluded.sequence)
+      SET name = excluded.name, description = excluded.description, category = excluded.category, sequence = excluded.sequence, edition = excluded.edition
+      WHERE (erp_modules.name, erp_modules.description, erp_modules.category, erp_modules.sequence, erp_modules.edition)
+        IS DISTINCT FROM (excluded.name, excluded.description, excluded.category, excluded.sequence, excluded.edition)
     RETURNING technical_name`, params)
   return { modules: MODULE_CATALOG.length, changed: rows.length }
 }

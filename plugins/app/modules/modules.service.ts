@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
-import { ErpModule } from './erp-module.entity.ts'
+import { ErpModule, type ModuleEdition } from './erp-module.entity.ts'
 
 export interface ModuleView {
   id: number
@@ -10,6 +10,8 @@ export interface ModuleView {
   category: string
   /** The tenant's addon source that provides it; null for the shared catalog. */
   addon_source_id: number | null
+  /** The ERP edition whose images include it (shared catalog); null for a synced module. */
+  edition: ModuleEdition | null
 }
 
 export interface ModuleFilters {
@@ -25,7 +27,10 @@ export function escapeLike (text: string): string {
 }
 
 export function toModuleView (row: ErpModule): ModuleView {
-  return { id: row.id, name: row.name, technical_name: row.technicalName, description: row.description, category: row.category, addon_source_id: row.addonSource?.id ?? null }
+  return {
+    id: row.id, name: row.name, technical_name: row.technicalName, description: row.description, category: row.category,
+    addon_source_id: row.addonSource?.id ?? null, edition: row.edition ?? null
+  }
 }
 
 export function createModulesService () {

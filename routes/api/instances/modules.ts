@@ -25,7 +25,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Install a catalog module on an instance',
       description: 'Admin only. Records the assignment in `queued` and queues its install through the ERP (202); poll GET …/modules. ' +
         'A module already assigned answers 200 and changes nothing. 404 `MODULE_NOT_FOUND` for a module that is not in the catalog (or is another company\'s). ' +
-        '409 `MODULE_ERP_VERSION_MISMATCH` for a synced module whose manifest names another ERP version than the instance runs. ' +
+        '409 `MODULE_ERP_VERSION_MISMATCH` for a synced module whose manifest names another ERP version than the instance runs; ' +
+        '409 `MODULE_EDITION_UNAVAILABLE` for a catalog app of the Enterprise edition (`edition` in GET /api/modules) where instances run the Community edition. ' +
         'A module whose dependencies the ERP lacks ends `failed` with the ERP\'s message.',
       params: InstanceIdParams,
       body: AssignModuleBody,

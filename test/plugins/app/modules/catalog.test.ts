@@ -1,12 +1,12 @@
 import t from 'tap'
 import type { MikroORM } from '@mikro-orm/postgresql'
-import { MODULE_CATALOG, MODULE_CATEGORIES, seedModuleCatalog } from '../../../../plugins/app/modules/catalog.ts'
+import { ENTERPRISE_ONLY, MODULE_CATALOG, MODULE_CATEGORIES, seedModuleCatalog } from '../../../../plugins/app/modules/catalog.ts'
 import { build } from '../../../support/build.ts'
 
-interface ModuleRow { id: number, technical_name: string, name: string, description: string, category: string, sequence: number }
+interface ModuleRow { id: number, technical_name: string, name: string, description: string, category: string, sequence: number, edition: string }
 
 const allRows = (orm: MikroORM): Promise<ModuleRow[]> =>
-  orm.em.fork().getConnection().execute('SELECT id, technical_name, name, description, category, sequence FROM erp_modules ORDER BY technical_name')
+  orm.em.fork().getConnection().execute('SELECT id, technical_name, name, description, category, sequence, edition FROM erp_modules ORDER BY technical_name')
 
 /** The test template may or may not be seeded already; these tests start from an empty table in their own database. */
 const emptyCatalog = (orm: MikroORM) => orm.em.fork().getConnection().execute('DELETE FROM erp_modules')
@@ -29,6 +29,9 @@ t.test('the catalog data fits the table and reads well', async (t) => {
   for (const expected of ['sale_management', 'account', 'stock', 'crm', 'purchase', 'mrp', 'point_of_sale', 'project', 'hr', 'website', 'helpdesk']) {
     t.ok(names.includes(expected), `has ${expected}`)
   }
+  t.same([...ENTERPRISE_ONLY].filter((name) => !names.includes(name)), [], 'every Enterprise-only name is a catalog app')
+  t.same(MODULE_CATALOG.filter((m) => m.edition === 'enterprise').map((m) => m.technicalName).sort(), [...ENTERPRISE_ONLY].sort())
+  for (const community of ['crm', 'sale_management', 'account', 'stock', 'website', 'project', 'hr']) t.equal(MODULE_CATALOG.find((m) => m.technicalName === community)?.edition, 'community', `${community} is in both editions`)
 })
 
 t.test('seeding inserts the catalog once; seeding again changes nothing', async (t) => {
@@ -38,7 +41,7 @@ t.test('seeding inserts the catalog once; seeding again changes nothing', async 
   const first = await allRows(orm)
   t.same(first.map(({ id: _id, ...row }) => row), [...MODULE_CATALOG]
     .sort((a, b) => a.technicalName < b.technicalName ? -1 : 1)
-    .map((m) => ({ technical_name: m.technicalName, name: m.name, description: m.description, category: m.category, sequence: m.sequence })))
+    .map((m) => ({ technical_name: m.technicalName, name: m.name, description: m.description, category: m.category, sequence: m.sequence, edition: m.edition })))
 
   t.same(await seedModuleCatalog(orm.em.fork()), { modules: MODULE_CATALOG.length, changed: 0 }, 'unchanged rows are not rewritten')
   t.same(await allRows(orm), first, 'same rows, same ids')
@@ -49,13 +52,15 @@ t.test('seeding repairs edited rows by technical name, keeping their ids, and le
   await seedModuleCatalog(orm.em.fork())
   const connection = orm.em.fork().getConnection()
   const [before] = await connection.execute<ModuleRow[]>("SELECT id FROM erp_modules WHERE technical_name = 'stock'")
-  await connection.execute("UPDATE erp_modules SET name = 'Old name', description = 'Old', category = 'Misc', sequence = 999 WHERE technical_name = 'stock'")
+  await connection.execute("UPDATE erp_modules SET name = 'Old name', description = 'Old', category = 'Misc', sequence = 999, edition = NULL WHERE technical_name = 'stock'")
+  await connection.execute("UPDATE erp_modules SET edition = 'community' WHERE technical_name = 'helpdesk'")
   await connection.execute("INSERT INTO erp_modules (technical_name, name, description, category, sequence) VALUES ('custom_addon', 'Custom', 'A customer add-on.', 'Misc', 1)")
 
-  t.same(await seedModuleCatalog(orm.em.fork()), { modules: MODULE_CATALOG.length, changed: 1 })
+  t.same(await seedModuleCatalog(orm.em.fork()), { modules: MODULE_CATALOG.length, changed: 2 })
+  t.same(await connection.execute("SELECT edition FROM erp_modules WHERE technical_name = 'helpdesk'"), [{ edition: 'enterprise' }], 'an edition too is put right (a row from before editions has none)')
   const [stock] = await connection.execute<ModuleRow[]>("SELECT * FROM erp_modules WHERE technical_name = 'stock'")
   const expected = MODULE_CATALOG.find((m) => m.technicalName === 'stock')
-  t.same(stock, { id: before?.id, technical_name: 'stock', name: expected?.name, description: expected?.description, category: expected?.category, sequence: expected?.sequence, tenant_id: null, addon_source_id: null, erp_series: null })
+  t.same(stock, { id: before?.id, technical_name: 'stock', name: expected?.name, description: expected?.description, category: expected?.category, sequence: expected?.sequence, tenant_id: null, addon_source_id: null, erp_series: null, edition: 'community' })
   t.equal((await allRows(orm)).length, MODULE_CATALOG.length + 1, 'the custom module is still there')
 })
 

@@ -2,7 +2,8 @@
  * Which catalog modules an instance may be given: the shared catalog and the modules this
  * company's own addon sources provide. Another company's synced module answers 404
  * MODULE_NOT_FOUND exactly like an unknown id; a synced module written for another ERP version
- * answers 409. Either way nothing is recorded or queued.
+ * answers 409, and so does an Enterprise-only catalog app where instances run the Community
+ * edition. Either way nothing is recorded or queued.
  */
 import t from 'tap'
 import { build } from '../../../support/build.ts'
@@ -56,4 +57,28 @@ t.test('a synced module written for another ERP version: 409 naming both version
 
   const matching = await companyModule(ours.user.tenant_id, 'same_series_addon', running)
   t.equal((await assign(matching)).statusCode, 202, 'a module for the instance\'s version is accepted')
+})
+
+t.test('an Enterprise-only catalog app where instances run the Community edition: 409 naming both editions, nothing recorded', async (t) => {
+  const catalog = (await app.inject({ method: 'GET', url: '/api/modules' })).json().modules as Array<{ id: number, technical_name: string, edition: string | null }>
+  const helpdesk = catalog.find((m) => m.technical_name === 'helpdesk')
+  t.equal(helpdesk?.edition, 'enterprise', 'the catalog says so before anyone tries')
+  t.equal(catalog.find((m) => m.technical_name === 'crm')?.edition, 'community')
+  const before = await assignments()
+  const refused = await assign(helpdesk!.id)
+  t.equal(refused.statusCode, 409, refused.body)
+  t.match(refused.json().error, { code: 'MODULE_EDITION_UNAVAILABLE', message: /helpdesk \(Helpdesk\) is only in the ERP's Enterprise edition/, details: { field: 'module_id', module_edition: 'enterprise', instance_edition: 'community' } })
+  t.equal(await assignments(), before, 'nothing recorded')
+
+  const own = await companyModule(ours.user.tenant_id, 'helpdesk')
+  t.equal((await assign(own)).statusCode, 202, 'the company\'s own synced module of that name is its to install')
+  t.equal((await app.inject({ method: 'GET', url: '/api/modules?include=company', headers: bearer(ours.token) })).json().modules.find((m: { id: number }) => m.id === own)?.edition, null, 'and carries no edition')
+
+  const enterprise = await build(t, { env: { ERP_EDITION: 'enterprise' } })
+  const boss = await signup(enterprise.app)
+  const instance = await recordInstance(enterprise.app, boss.user.tenant_id)
+  const theirCatalog = (await enterprise.app.inject({ method: 'GET', url: '/api/modules' })).json().modules as Array<{ id: number, technical_name: string }>
+  const helpdeskThere = theirCatalog.find((m) => m.technical_name === 'helpdesk')!.id
+  const accepted = await enterprise.app.inject({ method: 'POST', url: `/api/instances/${instance}/modules`, headers: bearer(boss.token), payload: { module_id: helpdeskThere } })
+  t.equal(accepted.statusCode, 202, `where the image carries the Enterprise addons it is installed: ${accepted.body}`)
 })

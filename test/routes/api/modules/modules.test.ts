@@ -32,12 +32,12 @@ t.test('the whole catalog, public, with exactly the documented fields, in order'
   t.equal(body.success, true)
   t.same(names(body), ordered.map((m) => m.technicalName))
   for (const item of body.modules) {
-    t.same(Object.keys(item).sort(), ['addon_source_id', 'category', 'description', 'id', 'name', 'technical_name'])
+    t.same(Object.keys(item).sort(), ['addon_source_id', 'category', 'description', 'edition', 'id', 'name', 'technical_name'])
     t.ok(Number.isInteger(item.id))
   }
   const sales = body.modules.find((m: { technical_name: string }) => m.technical_name === 'sale_management')
   const entry = MODULE_CATALOG.find((m) => m.technicalName === 'sale_management')
-  t.same({ ...sales, id: undefined }, { id: undefined, name: entry?.name, technical_name: 'sale_management', description: entry?.description, category: 'Sales', addon_source_id: null })
+  t.same({ ...sales, id: undefined }, { id: undefined, name: entry?.name, technical_name: 'sale_management', description: entry?.description, category: 'Sales', addon_source_id: null, edition: 'community' })
 
   const withToken = await app.inject({ method: 'GET', url: '/api/modules', headers: { authorization: 'Bearer not-a-token' } })
   t.equal(withToken.statusCode, 200, 'a stray token is not even looked at')
