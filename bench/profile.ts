@@ -16,6 +16,7 @@ import autocannon from 'autocannon'
 import { startServer, type RunningServer } from './child-process.ts'
 import { createBenchDatabase, provideServer } from './database.ts'
 import { printProfileSummary } from './cpu-profile.ts'
+import { agentAccessToken } from './mcp-agent.ts'
 import { prepareMetrics } from './metrics-samples.ts'
 import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, prepareTenant, preflight, signup } from './scenarios.ts'
 
@@ -31,18 +32,22 @@ const log = (line: string) => console.log(`# ${line}`)
 const dbServer = await provideServer(log)
 const database = await createBenchDatabase(dbServer.adminUrl)
 let app: RunningServer | undefined
+let auth: RunningServer | undefined
 try {
   await mkdir(profileDir, { recursive: true })
   const before = new Set(await readdir(profileDir))
+  const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(number('BENCH_POOL_MAX', 10)) }
+  // The auth server issues the MCP scenario's access token, as in `npm run bench`; it is not profiled.
+  auth = await startServer(new URL('./oauth-ours-server.ts', import.meta.url), childEnv)
   app = await startServer(new URL('./app-server.ts', import.meta.url), {
-    BENCH_CHILD_DATABASE_URL: database.url,
-    BENCH_POOL_MAX: String(number('BENCH_POOL_MAX', 10)),
+    ...childEnv,
+    BENCH_AUTH_PORT: new URL(auth.url).port,
     NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}`
   })
   const session = await signup(app.url)
   const home = await signup(app.url)
   await prepareTenant(database.url, home, HOME_COMPANY)
-  const tenant = { instanceId: await prepareTenant(database.url, session, INSTANCES_COMPANY), agentToken: '', homeToken: home.token }
+  const tenant = { instanceId: await prepareTenant(database.url, session, INSTANCES_COMPANY), agentToken: await agentAccessToken(auth, session.user.id), homeToken: home.token }
   await prepareMetrics(database.url, session.user.tenant_id, tenant.instanceId)
   const scenario = appScenarios(session, tenant).find((s) => s.name.includes(wanted))
   if (scenario === undefined) throw new Error(`no scenario matches "${wanted}"`)
@@ -69,6 +74,7 @@ try {
   }
 } finally {
   await app?.stop()
+  await auth?.stop()
   await database.drop()
   await dbServer.stop()
 }
