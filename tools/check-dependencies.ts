@@ -3,7 +3,7 @@
  *
  * - Every package a production file imports at run time (what Node loads, type-only imports
  *   erased) is in `dependencies`, so `npm ci --omit=dev` installs it. Production files are the
- *   .ts files outside test/, bench/ and tools/ (what `npm run build` ships).
+ *   .ts files outside the top-level test/ and bench/ (what `npm run build` ships, and tools/).
  * - A type-only import names a package in `dependencies` or `devDependencies`.
  * - Every entry of `dependencies` is imported somewhere, or listed in NOT_IMPORTED with why.
  * - `engines.node` is at least what every production dependency's own `engines.node` asks
@@ -16,8 +16,12 @@ import { isBuiltin, stripTypeScriptTypes } from 'node:module'
 import { join, relative, resolve, sep } from 'node:path'
 import semver from 'semver'
 
-/** Folders whose files never run in production. */
-const NOT_SHIPPED = new Set(['node_modules', 'dist', 'data', 'test', 'bench', 'tools', '.git'])
+/**
+ * Top-level folders whose files never run from a production install. Only at the root: a folder of
+ * the same name deeper down (mcp/tools/) is production code. tools/ is checked too: its scripts
+ * (check:prod, check:image) run from an install without devDependencies.
+ */
+const NOT_SHIPPED = new Set(['node_modules', 'dist', 'data', 'test', 'bench'])
 
 /** Dependencies that are needed at run time without an import of their own, and why. */
 export const NOT_IMPORTED: Record<string, string> = {}
@@ -46,7 +50,7 @@ export function packageOf (specifier: string): string | undefined {
 const SPECIFIERS = [
   /^\s*(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/gm, // import x from 'p', export { x } from 'p'
   /^\s*import\s*['"]([^'"]+)['"]/gm, // import 'p'
-  /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g // import('p')
+  /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g // import() of a string literal
 ]
 
 /** The module specifiers a piece of JavaScript (or TypeScript) source names. */
@@ -60,7 +64,8 @@ async function productionFiles (root: string, dir = root): Promise<string[]> {
   const files: string[] = []
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) {
-      if (!NOT_SHIPPED.has(entry.name) && !entry.name.startsWith('.')) files.push(...await productionFiles(root, join(dir, entry.name)))
+      const shipped = !(dir === root && NOT_SHIPPED.has(entry.name)) && !entry.name.startsWith('.')
+      if (shipped) files.push(...await productionFiles(root, join(dir, entry.name)))
     } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
       files.push(join(dir, entry.name))
     }

@@ -12,6 +12,8 @@ t.test('this repository: production imports are dependencies, dependencies are i
   t.ok(runtimeImports.get('mcp/access-token.ts')?.has('jose'), 'the scan sees jose in the MCP token check')
   t.ok(runtimeImports.get('database/migrate.ts')?.has('pg'))
   t.notOk(runtimeImports.has('test/auth-server/browser.test.ts'), 'tests are not production files')
+  t.ok(runtimeImports.has('mcp/tools/catalog.ts'), 'the MCP tools are')
+  t.ok(runtimeImports.get('tools/check-dependencies.ts')?.has('semver'), 'and so are the repository tools')
 })
 
 t.test('package names from specifiers', async (t) => {
@@ -49,14 +51,20 @@ t.test('each kind of mistake is reported', async (t) => {
     'lib/lazy.ts': "export async function load () { return import('nowhere/sub') }\nimport picky from 'picky'\n",
     'lib/reexport.ts': "export {\n  thing\n} from '@scope/missing/deep'\n",
     'test/a.test.ts': "import helper from 'test-helper'\n",
-    'bench/b.ts': "import x from 'devonly'\n"
+    'bench/b.ts': "import x from 'devonly'\n",
+    'mcp/tools/tool.ts': "import x from 'devonly'\n",
+    'tools/check.ts': "import y from 'devonly'\n",
+    'lib/test/fixture.ts': "import z from 'test-helper'\n"
   })
   const { problems } = await checkDependencies(root)
   t.same(problems.sort(), [
     'lib/reexport.ts imports @scope/missing at run time, which is not in package.json: move it to dependencies',
     'app.ts imports devonly at run time, which is only a devDependency: move it to dependencies',
+    'mcp/tools/tool.ts imports devonly at run time, which is only a devDependency: move it to dependencies',
+    'tools/check.ts imports devonly at run time, which is only a devDependency: move it to dependencies',
+    'lib/test/fixture.ts imports test-helper at run time, which is only a devDependency: move it to dependencies',
     'engines.node is ">=22.0" but picky (node_modules/picky) needs node ">=22.19.0"',
     'lib/lazy.ts imports nowhere at run time, which is not in package.json: move it to dependencies',
     'unused is in dependencies but no production file imports it: remove it (or move it to devDependencies)'
-  ].sort(), 'a type-only import of a devDependency is fine; `import { type X }` still loads the package; test/ and bench/ are not production; dev packages\' engines do not count')
+  ].sort(), 'a type-only import of a devDependency is fine; `import { type X }` still loads the package; the top-level test/ and bench/ are not production, folders of those names deeper down are, and tools/ is; dev packages\' engines do not count')
 })
