@@ -56,3 +56,6 @@ export const dropReplaced = (root: string): string => `cd ${root} && rm -rf -- $
 
 /** The restore could not settle: the replaced entries come back, the restored ones go. */
 export const putReplacedBack = (root: string): string => script(root, 'put_back')
+
+/** The step that ends a restore, keeping the restored entries or the replaced ones. */
+export const settleStep = (root: string, keep: 'restored' | 'replaced'): string => keep === 'restored' ? dropReplaced(root) : putReplacedBack(root)

@@ -14,7 +14,7 @@ import { type BackupRunner } from '../backup-runner.ts'
 import { saveSingleFile, singleFileTar } from './backup-files.ts'
 import { isHostLocal } from './container-config.ts'
 import { DockerEngineError, type EngineCall } from './engine-calls.ts'
-import { discardStaging, dropReplaced, prepareStaging, putReplacedBack, stagingPath, swapStagedIn } from '../filestore-swap.ts'
+import { discardStaging, prepareStaging, settleStep, stagingPath, swapStagedIn } from '../filestore-swap.ts'
 import { ensureImage } from './image.ts'
 import { demuxFrames } from './logs.ts'
 import { dataVolumeName, LABELS } from './names.ts'
@@ -173,8 +173,7 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
     },
 
     async settleFilestore (spec, pgMajor, keep) {
-      if (keep === 'restored') await onVolume(spec, pgMajor, 'dropping the replaced filestore', dropReplaced(DATA_PATH))
-      else await onVolume(spec, pgMajor, 'putting the replaced filestore back', putReplacedBack(DATA_PATH))
+      await onVolume(spec, pgMajor, keep === 'restored' ? 'dropping the replaced filestore' : 'putting the replaced filestore back', settleStep(DATA_PATH, keep))
     }
   }
 }

@@ -22,7 +22,7 @@ import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf, selectorLabels
 import { createJobRunner } from './run-job.ts'
 import { restoreJobSpec, runRestoreJob, settleJobOf } from './restore-job.ts'
 import { DATA_PATH } from './restore-script.ts'
-import { dropReplaced, putReplacedBack } from '../filestore-swap.ts'
+import { settleStep } from '../filestore-swap.ts'
 
 export const RESULT_MARK = 'ERP-BACKUP-RESULT'
 /** The backup pod's limits; the tenant quota has this much room beyond the plan (tenant-manifests.ts). */
@@ -160,7 +160,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
         name: settleJobOf(spec.instanceId, keep),
         labels: labels(spec, 'restore-settle'),
         image: image(pgMajor),
-        command: ['sh', '-c', keep === 'restored' ? dropReplaced(DATA_PATH) : putReplacedBack(DATA_PATH)],
+        command: ['sh', '-c', settleStep(DATA_PATH, keep)],
         volumes: [{ claim: dataClaimOf(spec.subdomain), mountPath: DATA_PATH }],
         resources: FILE_JOB_RESOURCES,
         activeDeadlineSeconds: 600
