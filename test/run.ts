@@ -19,6 +19,7 @@ import { runMigrations } from '../database/migrate.ts'
 import { seedCatalogs } from '../database/seed.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { withDatabase } from './support/database.ts'
+import { formatFailures, TapFailureCollector } from './support/tap-failures.ts'
 
 let embedded: EmbeddedDatabase | undefined
 let embeddedDir: string | undefined
@@ -94,19 +95,26 @@ async function tapNeedsBuild (): Promise<boolean> {
 }
 
 /**
- * Runs tap, passing its output through, and ends with a plain
- * "N passed, N failed" line that any CI can read.
+ * Runs tap, passing its output through, and ends with the failures, each
+ * named by its file and subtests, then a plain "N passed, N failed" line
+ * that any CI can read.
  */
 function runTap (args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('tap', args, { stdio: ['inherit', 'pipe', 'inherit'], env })
     let tail = ''
-    child.stdout.on('data', (chunk: Buffer) => {
+    const failures = new TapFailureCollector()
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
       process.stdout.write(chunk)
-      tail = (tail + chunk.toString()).slice(-4096)
+      tail = (tail + chunk).slice(-4096)
+      failures.push(chunk)
     })
     child.on('error', reject)
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the last of the output may still be in the pipe at exit.
+    child.on('close', (code, signal) => {
+      const failed = failures.end()
+      if (failed.length > 0) console.log(`\n# what failed:\n${formatFailures(failed)}\n`)
       const summary = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?(?:, skip: (\d+))?/.exec(tail)
       if (summary !== null) {
         const [, , pass = '0', fail = '0', skip] = summary
