@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
 import { exitOnConfigError, exitWith, loadConfigOrExit } from './config/startup.ts'
 import type { AuthServerProcess } from './lib/auth-server-process.ts'
-import { portIsFree, takenPortProblem } from './lib/ports.ts'
+import { freePort, portIsFree, takenPortProblem } from './lib/ports.ts'
+import { markStopping, waitForPreviousStop } from './lib/previous-start.ts'
 import { provisioningProblems } from './provisioning/config-problems.ts'
 import { SHUTDOWN_GRACE_MS } from './lib/shutdown-budget.ts'
 
@@ -15,6 +16,14 @@ if (major < 22 || (major === 22 && minor < 19)) {
 // Every setting is checked here, before the embedded PostgreSQL or anything else
 // listens, and before the rest of the service is loaded: a mistake is reported at once.
 const config = loadConfigOrExit({ checks: [provisioningProblems], warnings: true })
+// Started again right after Ctrl-C: the previous process still holds the port and its embedded database.
+if (!(await waitForPreviousStop(config.DATA_DIR, (line) => console.error(line)))) {
+  console.error('The previous start of this service is still running after a minute: stop it first (or use another DATA_DIR).')
+  process.exit(1)
+}
+if (!(await portIsFree(config.PORT, config.HOST))) {
+  exitWith([{ variable: 'PORT', value: String(config.PORT), reason: 'another process listens on that port', allowed: 'a free port', example: String(await freePort()) }])
+}
 // A port set explicitly must be free; unset, the auth server child takes any free port and tells us which.
 if (config.AUTH_SERVER_PROCESS && config.AUTH_PORT !== undefined && !(await portIsFree(config.AUTH_PORT))) {
   exitWith([await takenPortProblem('AUTH_PORT', config.AUTH_PORT)])
@@ -22,13 +31,16 @@ if (config.AUTH_SERVER_PROCESS && config.AUTH_PORT !== undefined && !(await port
 
 const [
   { default: closeWithGrace }, { MikroORM }, { createOrmConfig }, { runMigrations }, { resolveDatabase },
-  { seedReferenceData }, { resolveErpCredentialsKey, resolveJwtSecret }, { buildApp }, { startAuthServerProcess }
+  { seedReferenceData }, { resolveErpCredentialsKey, resolveJwtSecret }, { buildApp }, { startAuthServerProcess }, { dockerContainerAccess }
 ] = await Promise.all([
   import('close-with-grace'), import('@mikro-orm/postgresql'), import('./mikro-orm.config.ts'), import('./database/migrate.ts'), import('./database/resolve.ts'),
-  import('./database/seed.ts'), import('./lib/secrets.ts'), import('./app.ts'), import('./lib/auth-server-process.ts')
+  import('./database/seed.ts'), import('./lib/secrets.ts'), import('./app.ts'), import('./lib/auth-server-process.ts'), import('./database/container-access.ts')
 ])
 
-const database = await exitOnConfigError(resolveDatabase(config))
+// The embedded PostgreSQL serves the Docker instances' databases too: it also listens where their containers reach this machine.
+const servesContainers = config.DATABASE_URL === undefined && config.ERP_DATABASE_URL === undefined && config.instanceBackends.includes('docker')
+const containerAccess = servesContainers ? await dockerContainerAccess({ network: config.DOCKER_NETWORK }) : undefined
+const database = await exitOnConfigError(resolveDatabase(config, undefined, containerAccess))
 const orm = await MikroORM.init(createOrmConfig({ databaseUrl: database.url, poolMax: config.DB_POOL_MAX }))
 const applied = await runMigrations(orm, database.url)
 const jwtSecret = await resolveJwtSecret(config)
@@ -71,6 +83,7 @@ if (config.AUTH_SERVER_PROCESS) {
 closeWithGrace({ delay: config.SHUTDOWN_DELAY_SECONDS * 1000 + SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'shutting down after an error')
   else app.log.info({ signal, delaySeconds: config.SHUTDOWN_DELAY_SECONDS }, 'shutting down')
+  markStopping(config.DATA_DIR)
   app.drain.start()
   if (signal === 'SIGTERM' && config.SHUTDOWN_DELAY_SECONDS > 0) {
     await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_SECONDS * 1000))

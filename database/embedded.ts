@@ -3,6 +3,8 @@ import { mkdir, readFile, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import pg from 'pg'
 import { readOrCreateSecret } from '../lib/secrets.ts'
+import { writeInstanceAccess, type ContainerAccess } from './container-access.ts'
+import { startPostmaster } from './postmaster.ts'
 
 export interface EmbeddedDatabase {
   url: string
@@ -13,6 +15,8 @@ export interface EmbeddedOptions {
   dataDir: string
   port: number
   database: string
+  /** Also listen where instance containers reach this machine, and let their roles in from there. */
+  containerAccess?: ContainerAccess
   log?: (line: string) => void
 }
 
@@ -43,7 +47,6 @@ export async function startEmbeddedPostgres (options: EmbeddedOptions): Promise<
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: remember,
     onError: (error: unknown) => remember(`[error] ${String(error)}`)
   })
@@ -62,8 +65,13 @@ export async function startEmbeddedPostgres (options: EmbeddedOptions): Promise<
     }
   }
   await removeStalePidFile(databaseDir)
+  const access = options.containerAccess
+  await writeInstanceAccess(databaseDir, access?.subnets ?? [])
+  const listen = ['127.0.0.1', ...(access?.listen ?? [])].join(',')
+  let postmaster: Awaited<ReturnType<typeof startPostmaster>>
   try {
-    await server.start()
+    // Not server.start(): that runs PostgreSQL in our process group, where Ctrl-C stops it under the service's drain.
+    postmaster = await startPostmaster({ databaseDir, port: options.port, flags: ['-c', `listen_addresses=${listen}`, '-c', 'max_connections=200'], onLog: remember })
   } catch {
     throw new Error(
       `Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
@@ -81,7 +89,7 @@ export async function startEmbeddedPostgres (options: EmbeddedOptions): Promise<
   return {
     url: `${base}/${options.database}`,
     stop: async () => {
-      await server.stop()
+      await postmaster.stop()
       process.removeListener('exit', killOnExit)
     }
   }

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/env.ts'
 import { portIsFree } from '../lib/ports.ts'
+import type { ContainerAccess } from './container-access.ts'
 import { choosePort, embeddedPort } from './embedded-port.ts'
 import { runningEmbeddedUrl, startEmbeddedPostgres } from './embedded.ts'
 
@@ -15,7 +16,7 @@ export interface ResolvedDatabase {
  * EMBEDDED_PG_PORT or, unset, a port kept in DATA_DIR (see embedded-port.ts).
  * A taken explicit port throws a ConfigError.
  */
-export async function resolveDatabase (config: AppConfig, log?: (line: string) => void): Promise<ResolvedDatabase> {
+export async function resolveDatabase (config: AppConfig, log?: (line: string) => void, containerAccess?: ContainerAccess): Promise<ResolvedDatabase> {
   if (config.DATABASE_URL !== undefined) {
     return { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
   }
@@ -26,7 +27,7 @@ export async function resolveDatabase (config: AppConfig, log?: (line: string) =
   if (running !== undefined) return { url: running, embedded: true, stop: async () => {} }
   const start = async () => {
     const port = await choosePort({ dataDir, explicit, avoid: [config.PORT] })
-    return startEmbeddedPostgres({ dataDir, port, database, ...(log ? { log } : {}) }).catch(async (error: unknown) => {
+    return startEmbeddedPostgres({ dataDir, port, database, ...(log ? { log } : {}), ...(containerAccess ? { containerAccess } : {}) }).catch(async (error: unknown) => {
       // Another deployment may have taken the port between our check and PostgreSQL's bind: choose again, once.
       if (explicit === undefined && !(await portIsFree(port))) return undefined
       throw error
