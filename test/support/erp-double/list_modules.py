@@ -9,6 +9,7 @@ import threading
 import http.client
 
 here = os.path.dirname(os.path.abspath(__file__))
+os.environ['ERP_DOUBLE_INIT_SECONDS'] = '0'
 spec = importlib.util.spec_from_file_location('odoo_double', os.path.join(here, 'odoo_double.py'))
 double = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(double)

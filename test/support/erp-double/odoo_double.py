@@ -4,12 +4,19 @@ Odoo's external JSON-RPC contract, with the shapes in odoo-external-api.json bes
 Run as the official image runs Odoo: `odoo [options]`.
   odoo -d <db> -i base --without-demo=all --stop-after-init   initialises <db> (admin/admin, uid 2), exits
   odoo [-c <config>] [-d <db>]                                 serves POST /jsonrpc and GET /web/health on 8069
-As strict as Odoo where the control plane depends on it: a database that was not initialised fails
-every call; authenticate checks the stored password; nothing but res.users `write`/`create` sets one.
+As strict as Odoo where the control plane depends on it (real Odoo 17 measured):
+- while the configured database is not initialised, /web/health and every /jsonrpc call (even
+  common.version) answer an HTML 500 page;
+- `-i base` and module installs take time (the fixture's `timing`, overridden by environment
+  variables); during the last part of an install (the registry reload) the server answers nothing,
+  health check included, until the reload ends;
+- authenticate checks the stored password; after repeated failures from one address every login
+  from it fails for a while, even with the right password (`loginCooldown`);
+- with list_db = False the db service answers AccessDenied;
+- groups, the default user template and module installs as odoo_double_models.py says.
 State lives under the data_dir (the instance's /var/lib/odoo volume), so it survives restarts."""
 import ast
 import configparser
-import hashlib
 import json
 import os
 import secrets
@@ -19,30 +26,30 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import odoo_double_models as models
+from odoo_double_models import Fault, hash_password, password_matches
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, 'odoo-external-api.json'), encoding='utf-8') as f:
     CONTRACT = json.load(f)
-FAULTS = CONTRACT['fault']
+models.CONTRACT.update(CONTRACT)
 LOCK = threading.Lock()
+INSTALLING = threading.Lock()
 OPTIONS = {}
-ADMIN_GROUPS = {2, 3}
+# Until when the server answers nothing (a registry reload), and the login failures per address.
+RELOAD = {'until': 0.0}
+FAILURES = {}
+
+
+def timing(name):
+    shape = CONTRACT['timing']
+    return float(os.environ.get(shape[name + 'Env']) or shape[name + 'Seconds'])
 
 
 def log(level, message):
     db = OPTIONS.get('db_name') or '?'
     stamp = time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())
     print(f'{stamp},000 1 {level} {db} odoo.double: {message}', file=sys.stderr, flush=True)
-
-
-class Fault(Exception):
-    def __init__(self, kind, **fill):
-        shape = FAULTS[kind]
-        message = shape['message']
-        for key, value in fill.items():
-            message = message.replace('{' + key + '}', str(value))
-        super().__init__(message)
-        self.name = shape['name']
-        self.message = message
 
 
 # --- options, as odoo's command line and configuration file take them -------------------------------
@@ -93,16 +100,6 @@ def state_file(db):
     return os.path.join(OPTIONS['data_dir'], 'erp-double', f'{db}.json')
 
 
-def hash_password(password):
-    salt = secrets.token_hex(8)
-    return f'{salt}${hashlib.sha256((salt + password).encode()).hexdigest()}'
-
-
-def password_matches(stored, password):
-    salt, _, digest = (stored or '').partition('$')
-    return bool(digest) and secrets.compare_digest(hashlib.sha256((salt + str(password)).encode()).hexdigest(), digest)
-
-
 def load(db):
     path = state_file(db)
     if not os.path.exists(path):
@@ -126,123 +123,19 @@ def initialise(db):
     if os.path.exists(state_file(db)):
         log('INFO', f'database {db}: base is already installed, updating')
         return
+    time.sleep(timing('init'))
     initial = CONTRACT['initialDatabase']
     users = [dict(u, password=None) for u in initial['users']]
     for user in users:
         if user['id'] == initial['adminUid']:
             user['password'] = hash_password(initial['adminPassword'])
-    state = {'users': users, 'groups': initial['groups'], 'modules': [dict(m) for m in initial['modules']], 'next_id': 100}
+    params = dict(initial['configParameters'], **{'database.uuid': secrets.token_hex(16), 'database.secret': secrets.token_hex(16)})
+    state = {'users': users, 'groups': initial['groups'], 'modules': [dict(m) for m in initial['modules']], 'params': params, 'next_id': 100}
     save(db, state)
     log('INFO', f'init db {db}: base installed without demo data')
 
 
 # --- the object service ---------------------------------------------------------------------------
-def matches(record, domain):
-    for term in domain:
-        if not isinstance(term, list) or len(term) != 3:
-            continue  # '&' and other prefix operators: implicit AND is all the control plane uses
-        field, op, value = term
-        have = record.get(field)
-        test = {'=': lambda: have == value, '!=': lambda: have != value, 'in': lambda: have in value,
-                'not in': lambda: have not in value, 'ilike': lambda: isinstance(have, str) and str(value).lower() in have.lower()}.get(op)
-        if test is None:
-            raise Fault('unknownMethod', model='domain', method=op)
-        if not test():
-            return False
-    return True
-
-
-def public(record, fields):
-    shown = {k: v for k, v in record.items() if k != 'password'}
-    if fields:
-        shown = {k: shown.get(k, False) for k in ['id'] + [f for f in fields if f != 'id']}
-    return shown
-
-
-def apply_commands(current, commands):
-    ids = list(current)
-    for command in commands or []:
-        code = command[0]
-        if code == 4 and command[1] not in ids:
-            ids.append(command[1])
-        elif code == 3 and command[1] in ids:
-            ids.remove(command[1])
-        elif code == 6:
-            ids = list(command[2])
-        elif code == 5:
-            ids = []
-    return ids
-
-
-def record_values(state, record, vals, model):
-    for key, value in vals.items():
-        if key == 'password':
-            record['password'] = hash_password(value) if value else record.get('password')
-        elif key == 'groups_id':
-            known = {g['id'] for g in state['groups']}
-            ids = apply_commands(record.get('groups_id', []), value)
-            record['groups_id'] = [i for i in ids if i in known]
-        elif key in ('login', 'name', 'email', 'active'):
-            record[key] = value
-        else:
-            raise Fault('unknownModel', model=f'{model}.{key}')
-
-
-def find(records, ids, model, uid):
-    found = []
-    for i in ids:
-        match = next((r for r in records if r['id'] == i), None)
-        if match is None:
-            raise Fault('missingRecord', model=model, id=i, uid=uid)
-        found.append(match)
-    return found
-
-
-def users_model(state, uid, method, args, kwargs, admin):
-    users = state['users']
-    if method == 'search_read':
-        domain = args[0] if args else kwargs.get('domain', [])
-        if not any(isinstance(t, list) and t[0] == 'active' for t in domain):
-            domain = domain + [['active', '=', True]]
-        rows = [public(u, kwargs.get('fields')) for u in users if matches(u, domain)]
-        return rows[kwargs.get('offset', 0):][:kwargs.get('limit') or None]
-    if method == 'read':
-        return [public(u, kwargs.get('fields') or (args[1] if len(args) > 1 else None)) for u in find(users, args[0], 'res.users', uid)]
-    if not admin:
-        raise Fault('accessError', model='res.users', uid=uid)
-    if method == 'create':
-        many = args[0] if isinstance(args[0], list) else [args[0]]
-        created = []
-        for vals in many:
-            if any(u['login'] == vals.get('login') for u in users):
-                raise Fault('duplicateLogin')
-            record = {'id': state['next_id'], 'login': '', 'name': '', 'email': False, 'active': True, 'groups_id': [1], 'password': None}
-            state['next_id'] += 1
-            record_values(state, record, vals, 'res.users')
-            users.append(record)
-            created.append(record['id'])
-        return created if isinstance(args[0], list) else created[0]
-    if method == 'write':
-        for record in find(users, args[0], 'res.users', uid):
-            if 'login' in args[1] and any(u['login'] == args[1]['login'] and u is not record for u in users):
-                raise Fault('duplicateLogin')
-            record_values(state, record, args[1], 'res.users')
-        return True
-    raise Fault('unknownMethod', model='res.users', method=method)
-
-
-def install(state, module, seen):
-    if module['state'] == 'installed' or module['name'] in seen:
-        return
-    seen.add(module['name'])
-    for dependency in module.get('dependencies', []):
-        found = next((m for m in state['modules'] if m['name'] == dependency), None)
-        if found is None:
-            raise Fault('missingDependency', module=module['name'], dependency=dependency)
-        install(state, found, seen)
-    module['state'] = 'installed'
-
-
 def addon_manifests():
     found = {}
     for root in [p.strip() for p in OPTIONS.get('addons_path', '').split(',') if p.strip()]:
@@ -257,10 +150,11 @@ def addon_manifests():
 
 
 def modules_model(state, uid, method, args, kwargs, admin):
+    """Returns (result, names to install after the call's lock is released)."""
     modules = state['modules']
     if method == 'search_read':
         domain = args[0] if args else kwargs.get('domain', [])
-        return [public({k: v for k, v in m.items() if k != 'dependencies'}, kwargs.get('fields')) for m in modules if matches(m, domain)]
+        return [models.public(m, kwargs.get('fields'), ('dependencies', 'groups')) for m in modules if models.matches(m, domain)], []
     if not admin:
         raise Fault('accessError', model='ir.module.module', uid=uid)
     if method == 'update_list':
@@ -271,75 +165,122 @@ def modules_model(state, uid, method, args, kwargs, admin):
                                 'state': 'uninstalled', 'dependencies': list(manifest.get('depends', []))})
                 state['next_id'] += 1
                 added += 1
-        return [0, added]
-    if method in ('button_immediate_install', 'button_immediate_upgrade'):
-        for module in find(modules, args[0], 'ir.module.module', uid):
-            if method == 'button_immediate_install':
-                install(state, module, set())
-            elif module['state'] != 'installed':
+        return [0, added], []
+    if method == 'button_immediate_install':
+        plan = []
+        for module in models.find(modules, args[0], 'ir.module.module', uid):
+            models.install_plan(state, module, {m['name'] for m in plan}, plan)
+        for module in plan:
+            module['state'] = 'to install'  # committed before the registry is rebuilt, as Odoo does
+        return {'type': 'ir.actions.client', 'tag': 'reload'}, [m['name'] for m in plan]
+    if method == 'button_immediate_upgrade':
+        for module in models.find(modules, args[0], 'ir.module.module', uid):
+            if module['state'] != 'installed':
                 raise Fault('notInstalled', module=module['name'])
-        return {'type': 'ir.actions.client', 'tag': 'reload'}
+        return {'type': 'ir.actions.client', 'tag': 'reload'}, []
     raise Fault('unknownMethod', model='ir.module.module', method=method)
 
 
-def object_service(method, args):
+def run_install(db, names):
+    """The install's own time, then the registry reload during which nothing answers; one at a time."""
+    with INSTALLING:
+        total, reload = timing('install'), timing('reload')
+        log('INFO', f'installing {", ".join(names)}')
+        time.sleep(max(0.0, total - reload))
+        RELOAD['until'] = time.time() + reload
+        log('INFO', 'loading the registry (the server answers nothing until it is loaded)')
+        time.sleep(reload)
+        with LOCK:
+            state = load(db)
+            models.finish_install(state, names)
+            save(db, state)
+        RELOAD['until'] = 0.0
+        log('INFO', f'modules installed: {", ".join(names)}')
+
+
+def object_service(method, args, source):
     if method != 'execute_kw':
         raise Fault('unknownMethod', model='object', method=method)
     db, uid, password, model, name = args[:5]
     call_args = args[5] if len(args) > 5 else []
     kwargs = args[6] if len(args) > 6 else {}
+    to_install = []
     with LOCK:
         state = load(db)
         user = next((u for u in state['users'] if u['id'] == uid and u['active']), None)
         if user is None or not password_matches(user.get('password'), password):
             raise Fault('accessDenied')
-        admin = ADMIN_GROUPS <= set(user['groups_id'])
+        admin = models.is_admin(state, user)
         if model == 'res.users':
-            result = users_model(state, uid, name, call_args, kwargs, admin)
+            result = models.users_model(state, uid, name, call_args, kwargs, admin)
         elif model == 'ir.module.module':
-            result = modules_model(state, uid, name, call_args, kwargs, admin)
+            result, to_install = modules_model(state, uid, name, call_args, kwargs, admin)
         elif model == 'res.groups' and name == 'search_read':
             domain = call_args[0] if call_args else kwargs.get('domain', [])
-            result = [public({k: v for k, v in g.items() if k != 'xml_id'}, kwargs.get('fields')) for g in state['groups'] if matches(g, domain)]
-        elif model == 'ir.model.data' and name == 'search_read':
-            data = [{'id': g['id'], 'module': g['xml_id'].split('.')[0], 'name': g['xml_id'].split('.')[1], 'model': 'res.groups',
-                     'res_id': g['id'], 'complete_name': g['xml_id']} for g in state['groups']]
-            domain = call_args[0] if call_args else kwargs.get('domain', [])
-            result = [public(d, kwargs.get('fields')) for d in data if matches(d, domain)]
-        elif model in ('res.users', 'res.groups', 'ir.module.module', 'ir.model.data'):
+            result = [models.public(g, kwargs.get('fields')) for g in state['groups'] if models.matches(g, domain)]
+        elif model == 'ir.model.data':
+            result = models.data_model(state, name, call_args, kwargs)
+        elif model == 'ir.config_parameter':
+            result = models.config_model(state, uid, name, call_args, kwargs, admin)
+        elif model in ('res.groups',):
             raise Fault('unknownMethod', model=model, method=name)
         else:
             raise Fault('unknownModel', model=model)
         save(db, state)
-        return result
+    if to_install:
+        run_install(db, to_install)
+    return result
 
 
-def common_service(method, args):
+def login_refused(source):
+    """res_users.py _on_login_cooldown, with the default base.login_cooldown_after/_duration."""
+    failures, last = FAILURES.get(source, (0, 0.0))
+    cooldown = CONTRACT['loginCooldown']
+    return failures >= cooldown['after'] and time.time() - last < cooldown['seconds']
+
+
+def common_service(method, args, source):
     if method == 'version':
         return CONTRACT['response']['version']
     if method in ('authenticate', 'login'):
         db, login, password = args[:3]
         with LOCK:
             state = load(db)
-        user = next((u for u in state['users'] if u['login'] == login and u['active']), None)
-        return user['id'] if user is not None and password_matches(user.get('password'), password) else False
+            if login_refused(source):
+                log('WARNING', f'Login attempt ignored for {source} (user {login!r}) on {db}: too many login failures')
+                return False  # AccessDenied inside, false through the external API (service/common.py)
+            user = next((u for u in state['users'] if u['login'] == login and u['active']), None)
+            if user is not None and password_matches(user.get('password'), password):
+                FAILURES.pop(source, None)
+                return user['id']
+            FAILURES[source] = (FAILURES.get(source, (0, 0.0))[0] + 1, time.time())
+            return False
     raise Fault('unknownMethod', model='common', method=method)
 
 
-def db_service(method, args):
-    if OPTIONS.get('list_db', 'True').lower() in ('false', '0', 'no'):
+def list_db_disabled():
+    return OPTIONS.get('list_db', 'True').lower() in ('false', '0', 'no')
+
+
+def db_service(method, args, source):
+    if list_db_disabled():
         raise Fault('databaseManagerDisabled')
     if method == 'list':
         return sorted(f[:-5] for f in os.listdir(os.path.join(OPTIONS['data_dir'], 'erp-double')) if f.endswith('.json'))
     raise Fault('unknownMethod', model='db', method=method)
 
 
-def dispatch(params):
+def dispatch(params, source):
     service, method, args = params.get('service'), params.get('method'), params.get('args', [])
     handler = {'common': common_service, 'object': object_service, 'db': db_service}.get(service)
     if handler is None:
         raise Fault('unknownMethod', model='service', method=service)
-    return handler(method, args)
+    return handler(method, args, source)
+
+
+def configured_database_missing():
+    db = OPTIONS.get('db_name')
+    return bool(db) and not os.path.exists(state_file(db))
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -353,21 +294,39 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def wait_for_reload(self):
+        """A request that arrives while the registry reloads waits for it: nothing answers meanwhile."""
+        while time.time() < RELOAD['until']:
+            time.sleep(0.05)
+
+    def uninitialised_page(self):
+        page = CONTRACT['uninitialisedDatabasePage']
+        self.answer(page['status'], page['body'], page['contentType'])
+
     def do_GET(self):
+        self.wait_for_reload()
         if self.path in ('/web/health', '/healthz'):
-            self.answer(200, {'status': 'pass'})
+            if configured_database_missing():
+                self.uninitialised_page()
+            else:
+                self.answer(200, {'status': 'pass'})
         elif self.path.startswith('/web/database'):
-            self.answer(404 if OPTIONS.get('list_db', 'True').lower() in ('false', '0') else 200, 'database manager', 'text/html')
+            disabled = list_db_disabled()
+            self.answer(200, CONTRACT['databaseManagerDisabledPage'] if disabled else 'database manager', 'text/html')
         else:
             self.answer(404, 'not found', 'text/plain')
 
     def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers.get('Content-Length', '0'))) or b'{}')
+        self.wait_for_reload()
         if self.path != CONTRACT['endpoint']:
             self.answer(404, 'not found', 'text/plain')
             return
-        request = json.loads(self.rfile.read(int(self.headers.get('Content-Length', '0'))) or b'{}')
+        if configured_database_missing():
+            self.uninitialised_page()
+            return
         try:
-            self.answer(200, {'jsonrpc': '2.0', 'id': request.get('id'), 'result': dispatch(request.get('params', {}))})
+            self.answer(200, {'jsonrpc': '2.0', 'id': request.get('id'), 'result': dispatch(request.get('params', {}), self.client_address[0])})
         except Exception as error:  # every failure is a JSON-RPC fault, as Odoo answers it
             fault = error if isinstance(error, Fault) else None
             name = fault.name if fault else f'builtins.{type(error).__name__}'
