@@ -10,7 +10,10 @@ export const INSTANCES_SECTIONS = {
   Instances: {
     INSTANCE_BACKENDS: Type.String({
       pattern: '^\\s*(docker|kubernetes)\\s*(,\\s*(docker|kubernetes)\\s*)*$', allowed: 'docker, kubernetes, or both comma-separated',
-      default: 'docker,kubernetes', description: 'Backends offered for new instances.', examples: ['docker']
+      default: 'docker',
+      description: 'Backends offered for new instances. The default offers Docker only, which `npm start` on a machine with Docker can serve; ' +
+        'add `kubernetes` (with KUBECONFIG, or in the cluster) to offer both.',
+      examples: ['docker,kubernetes']
     }),
     ERP_VERSIONS: Type.String({
       pattern: '^\\s*\\d+\\.\\d+\\s*(,\\s*\\d+\\.\\d+\\s*)*$', allowed: 'versions like 17.0, comma-separated',

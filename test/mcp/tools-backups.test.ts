@@ -7,7 +7,7 @@ import { assertToolError, assertToolSuccess, latestActivity, restCall, tenantSna
 // No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here,
 // and the reconciler leaves its recorded instances as they are (a recorded docker instance has no
 // container: the reconciler would move it to `error` in the middle of a before-and-after comparison).
-const { app, connectAgent } = await startMcpFixture(t)
+const { app, connectAgent } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker,kubernetes' })
 const IDLE = { backend: 'kubernetes' }
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Backup agent')

@@ -12,7 +12,7 @@ const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
 
 // No KUBECONFIG here: the kubernetes backend is offered but not configured, so nothing below reaches a backend.
-const { app, connectAgent } = await startMcpFixture(t)
+const { app, connectAgent } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker,kubernetes' })
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Instance agent')
 

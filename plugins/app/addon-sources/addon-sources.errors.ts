@@ -6,3 +6,4 @@ export const AddonSourceAddressRefused = defineError('ADDON_SOURCE_ADDRESS_REFUS
 export const AddonSourceExists = defineError('ADDON_SOURCE_EXISTS', 'An addon source with this name already exists', 409)
 export const AddonSourceBusy = defineError('ADDON_SOURCE_BUSY', 'The addon source is being synced', 409)
 export const AddonSyncUnavailable = defineError('ADDON_SYNC_UNAVAILABLE', 'Addon sources cannot be synced here', 503)
+export const AddonSourceInUse = defineError('ADDON_SOURCE_IN_USE', 'Modules of the addon source are installed on instances', 409)

@@ -10,6 +10,7 @@ import { AddonSource } from './addon-source.entity.ts'
 import { checkBranch, checkCredential, checkHostKey, checkRepositoryUrl, checkSubpath, defaultName, type SourceFields } from './addon-source-input.ts'
 import { toAddonSourceView, type AddonSourceView } from './addon-source.view.ts'
 import { AddonSourceBusy, AddonSourceExists, AddonSourceInvalid, AddonSourceNotFound, AddonSyncUnavailable } from './addon-sources.errors.ts'
+import { refuseWhileInstalled } from './source-installs.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 import type { AddonStorage } from './addon-storage.ts'
@@ -126,12 +127,16 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
       return toAddonSourceView(source)
     },
 
-    /** Removes the source, its catalog entries and its checkout (admin). Running instances keep running; its modules stay installed in them. */
+    /**
+     * Removes the source, its catalog entries and its checkout (admin). Refused (409 ADDON_SOURCE_IN_USE,
+     * naming the instances) while one of its modules is installed, or being installed, on an instance.
+     */
     async remove (em: EntityManager, actor: Actor, id: number): Promise<void> {
       requireAdmin(actor, 'delete addon sources')
       const subdomain = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
         if (syncing(source)) throw AddonSourceBusy('The source is being synced: delete it when the sync has finished')
+        await refuseWhileInstalled(tx, actor.tenantId, source)
         record(tx, actor, source, 'addon_source.deleted', `Addon source ${source.name} deleted`)
         tx.remove(source)
         await tx.flush()

@@ -85,17 +85,31 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
   }
 }
 
+/** One backend's storage, and whether that backend is configured here now. */
+export interface BackendStorage {
+  backend: string
+  storage: AddonStorage
+  configured: () => boolean
+}
+
 /**
- * Every backend's storage, in turn (an installation offering both keeps a tenant's code in both).
- * The first one's outcome is reported; another that fetched a different commit (a push in
+ * The storage of every backend where the company has or may have instances (each enabled one), in
+ * turn: an installation offering both keeps a tenant's code in both. An enabled backend that is not
+ * configured here (no kubeconfig) can hold no instance: it is skipped with a log line, never failing
+ * the sync. The first one's outcome is reported; another that fetched a different commit (a push in
  * between) fails the sync, to be run again.
  */
-export function combinedStorage (storages: AddonStorage[]): AddonStorage {
-  const [first, ...rest] = storages
-  if (first === undefined) throw new Error('combinedStorage needs a storage')
-  if (rest.length === 0) return first
+export function combinedStorage (entries: BackendStorage[], log: { info: (fields: object, message: string) => void }): AddonStorage {
+  if (entries.length === 0) throw new Error('combinedStorage needs a storage')
+  function usable (request: { tenantSubdomain: string, sourceId: number }): AddonStorage[] {
+    const skipped = entries.filter((entry) => !entry.configured()).map((entry) => entry.backend)
+    if (skipped.length > 0) log.info({ backends: skipped, addon_source_id: request.sourceId }, 'Addon source sync skips backends that are not configured here')
+    return entries.filter((entry) => entry.configured()).map((entry) => entry.storage)
+  }
   return {
     async sync (request) {
+      const [first, ...rest] = usable(request)
+      if (first === undefined) throw new NoAddonStorage('no backend of this installation can keep addon code now')
       const outcome = await first.sync(request)
       for (const storage of rest) {
         // The key the first one pinned binds the others: both fetch from the same server.
@@ -105,7 +119,11 @@ export function combinedStorage (storages: AddonStorage[]): AddonStorage {
       return outcome
     },
     async remove (tenantSubdomain, sourceId) {
-      for (const storage of storages) await storage.remove(tenantSubdomain, sourceId)
+      for (const storage of usable({ tenantSubdomain, sourceId })) await storage.remove(tenantSubdomain, sourceId)
     }
   }
+}
+
+export class NoAddonStorage extends Error {
+  override name = 'NoAddonStorage'
 }

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { parseAllowHosts, type OutboundPolicy } from '../../../lib/outbound-url.ts'
 import { addonsHostPath } from '../../../provisioning/docker/container-config.ts'
 import type { KubernetesBackend } from '../../../provisioning/kubernetes/index.ts'
-import { combinedStorage, createLocalAddonStorage, type AddonStorage } from './addon-storage.ts'
+import { combinedStorage, createLocalAddonStorage, type BackendStorage } from './addon-storage.ts'
 import { createKubeAddonStorage } from './kube-addon-storage.ts'
 import { ADDON_SYNC_QUEUE, createAddonSourcesService, type AddonSourcesService, type AddonSyncJobData } from './addon-sources.service.ts'
 import { createCredentialSealer } from './credential-seal.ts'
@@ -27,18 +27,28 @@ export default fp(async (fastify) => {
   if (config.ERP_CREDENTIALS_KEY === undefined) throw new Error('ERP_CREDENTIALS_KEY must be resolved before the app is built')
   const sealer = createCredentialSealer(config.ERP_CREDENTIALS_KEY)
   const policy: OutboundPolicy = { allowHosts: parseAllowHosts(config.ADDON_SOURCE_ALLOWED_HOSTS) }
-  const storages: AddonStorage[] = []
+  // Every enabled backend may hold the company's instances; one not configured here is skipped at sync time.
+  const configured = (name: 'docker' | 'kubernetes') => () => fastify.instances.backends.find(name) !== undefined
+  const storages: BackendStorage[] = []
   if (config.instanceBackends.includes('docker')) {
-    storages.push(createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT })))
+    storages.push({
+      backend: 'docker',
+      configured: configured('docker'),
+      storage: createLocalAddonStorage((tenantSubdomain) => addonsHostPath({ tenantSubdomain }, { addonsRoot: config.ADDONS_ROOT }))
+    })
   }
   if (config.instanceBackends.includes('kubernetes')) {
-    storages.push(createKubeAddonStorage({
-      jobs: () => (fastify.instances.backends.get('kubernetes') as KubernetesBackend).jobs,
-      image: config.ADDON_SYNC_IMAGE,
-      timeoutMs: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS * 1000
-    }))
+    storages.push({
+      backend: 'kubernetes',
+      configured: configured('kubernetes'),
+      storage: createKubeAddonStorage({
+        jobs: () => (fastify.instances.backends.get('kubernetes') as KubernetesBackend).jobs,
+        image: config.ADDON_SYNC_IMAGE,
+        timeoutMs: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS * 1000
+      })
+    })
   }
-  const storage = storages.length === 0 ? undefined : combinedStorage(storages)
+  const storage = storages.length === 0 ? undefined : combinedStorage(storages, fastify.log.child({ component: 'addon-source-sync' }))
   const service = createAddonSourcesService({
     jobs: fastify.jobs, activity: fastify.activity, sealer, policy, storage, syncStaleMs: (config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 300) * 1000
   })

@@ -17,7 +17,7 @@ import { replaceSourceModules } from '../modules/source-modules.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
 import type { AddonSyncJobData } from './addon-sources.service.ts'
-import { ModuleConflict, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
+import { ModuleConflict, NoAddonStorage, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
 import { SourceTooLarge } from './git-fetch.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
@@ -114,7 +114,7 @@ const url = (source: AddonSource) => new URL(source.repositoryUrl)
 const FINAL = /does not exist in the repository|refused the deploy key|is not the one pinned|is already provided by the addon source|has more than \d+ files|larger than the \d+-byte limit|needs a deploy key/
 
 function deterministic (error: unknown, message: string): boolean {
-  if (error instanceof ModuleConflict || error instanceof SourceTooLarge) return true
+  if (error instanceof ModuleConflict || error instanceof SourceTooLarge || error instanceof NoAddonStorage) return true
   // The guard refused the host's address; a name that does not resolve (ADDON_SOURCE_INVALID) may resolve later.
   if ((error as { code?: string }).code === 'ADDON_SOURCE_ADDRESS_REFUSED') return true
   return FINAL.test(message)

@@ -56,7 +56,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['addon-sources'],
       operationId: 'deleteAddonSource',
       summary: 'Delete an addon source (admin)',
-      description: 'Removes the source, its modules from the catalog and its checkout from the company\'s addons storage. Running instances keep running. 409 `ADDON_SOURCE_BUSY` while it syncs.',
+      description: 'Removes the source, its modules from the catalog and its checkout from the company\'s addons storage. 409 `ADDON_SOURCE_BUSY` while it syncs; ' +
+        '409 `ADDON_SOURCE_IN_USE` while one of its modules is installed (or being installed) on an instance, with `details.instances` ' +
+        '(`id`, `name`, `modules`) naming them: nothing is changed.',
       params: AddonSourceParams,
       response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
     }

@@ -1,0 +1,50 @@
+/**
+ * A source's modules on the company's instances. Deleting a source whose module is installed (or
+ * queued or being installed) on an instance would leave that instance running code nobody can
+ * update or see in the catalog: the delete is refused, naming the instances and the modules, and
+ * changes nothing. What is left of the source's modules on instances (failed or
+ * uninstalled installs, instances since deleted) goes with the source's catalog entries.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { AddonSource } from './addon-source.entity.ts'
+import { AddonSourceInUse } from './addon-sources.errors.ts'
+
+/** Installs that keep the module on the instance. */
+const HOLDING_STATES = ['queued', 'installing', 'installed']
+
+interface HoldingRow { instance_id: string | number, instance_name: string, technical_name: string }
+
+export interface InstanceUsingSource {
+  id: number
+  name: string
+  /** Technical names of the source's modules installed there. */
+  modules: string[]
+}
+
+export async function refuseWhileInstalled (tx: EntityManager, tenantId: string, source: AddonSource): Promise<void> {
+  const rows = await tx.execute<HoldingRow[]>(
+    `SELECT i.id AS instance_id, i.name AS instance_name, m.technical_name
+       FROM instance_modules im
+       JOIN erp_modules m ON m.id = im.module_id
+       JOIN instances i ON i.id = im.instance_id
+      WHERE m.addon_source_id = ? AND m.tenant_id = ? AND im.tenant_id = ?
+        AND im.state IN (${HOLDING_STATES.map(() => '?').join(', ')}) AND i.state <> 'deleted'
+      ORDER BY i.id, m.technical_name`,
+    [source.id, tenantId, tenantId, ...HOLDING_STATES])
+  if (rows.length > 0) {
+    const instances = new Map<number, InstanceUsingSource>()
+    for (const row of rows) {
+      const id = Number(row.instance_id)
+      const entry = instances.get(id) ?? { id, name: row.instance_name, modules: [] }
+      entry.modules.push(row.technical_name)
+      instances.set(id, entry)
+    }
+    const list = [...instances.values()]
+    const names = list.map((instance) => `${instance.name} (${instance.modules.join(', ')})`).join('; ')
+    throw AddonSourceInUse(`The addon source ${source.name} cannot be deleted while its modules are installed on ${list.length === 1 ? 'an instance' : `${list.length} instances`}: ${names}. ` +
+      'Those instances run its code; the source is what keeps that code.', { instances: list })
+  }
+  // The rest (failed or uninstalled installs, deleted instances) names catalog entries that go with the source.
+  await tx.execute('DELETE FROM instance_modules WHERE tenant_id = ? AND module_id IN (SELECT id FROM erp_modules WHERE addon_source_id = ? AND tenant_id = ?)',
+    [tenantId, source.id, tenantId])
+}
