@@ -15,6 +15,9 @@ ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 packages=()
 if ! docker_ok && { ! command -v dockerd >/dev/null 2>&1 || ! command -v docker >/dev/null 2>&1; }; then packages+=(docker.io); fi
 static_busybox_ok || packages+=(busybox-static)
+# The stand-in ERP bundles the host's psql and socat (test/support/docker/build-test-image.sh).
+command -v socat >/dev/null 2>&1 || packages+=(socat)
+ls /usr/lib/postgresql/*/bin/psql >/dev/null 2>&1 || packages+=(postgresql-client)
 if [ "${#packages[@]}" -gt 0 ]; then
   [ "$(id -u)" = 0 ] || docker_fail "need ${packages[*]} but not running as root: install them (Debian: apt-get install ${packages[*]})"
   command -v apt-get >/dev/null 2>&1 || docker_fail "need ${packages[*]} and there is no apt-get: install Docker and a static busybox"

@@ -17,10 +17,11 @@
  * reported as skipped (or, with DOCKER_TESTS=required, the file fails) and counted in the
  * "# DOCKER ENGINE NOT AVAILABLE: <n> docker tests did not run" line.
  *
- * The test image (test/support/docker/build-test-image.sh) stands in for `odoo:{version}`:
- * an HTTP server (busybox nc + sh) serving /www (/healthz answers "ok") and the administrator-password
- * part of Odoo's JSON-RPC API on $HTTP_PORT (default 8069), printing
- * TEST_IMAGE_START_LINE to stdout and exiting 0 on SIGTERM.
+ * The test image (test/support/docker/build-test-image.sh, whose header says what it does) stands
+ * in for `odoo:{version}`: busybox nc + sh serving the part of Odoo the service relies on, its
+ * state in the PostgreSQL database (psql), on $HTTP_PORT (default 8069), printing
+ * TEST_IMAGE_START_LINE to stdout and exiting 0 on SIGTERM. testImage() also starts the relay
+ * that lets containers reach a loopback-only test database (database-relay.ts).
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -28,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import Docker from 'dockerode'
 import type { Test, TestOpts } from 'tap'
 import { demuxFrames } from '../../../provisioning/docker/logs.ts'
+import { ensureDatabaseRelay } from './database-relay.ts'
 
 export const BUILD_SCRIPT = fileURLToPath(new URL('./build-test-image.sh', import.meta.url))
 export const DEFAULT_TEST_IMAGE = 'erp-test-image:2'
@@ -181,6 +183,7 @@ async function resolveTestImage (): Promise<string> {
   })
   const tag = stdout.trim().split('\n').pop() ?? ''
   if (tag !== wanted) throw new Error(`${BUILD_SCRIPT} printed ${JSON.stringify(stdout)}, expected ${wanted}`)
+  await ensureDatabaseRelay(dockerClient(), tag)
   return tag
 }
 
