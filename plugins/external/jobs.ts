@@ -6,7 +6,7 @@ import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions 
 import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
 import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
-import { jobLogBindings } from '../../lib/job-log.ts'
+import { jobLogBindings, runLogged } from '../../lib/job-log.ts'
 import { JOBS_STOP_GRACE_MS } from '../../lib/shutdown-budget.ts'
 
 /**
@@ -98,6 +98,12 @@ export default fp(async (fastify) => {
   let started = false
   let stopping: Promise<void> | undefined
 
+  /** One attempt of a job, by a worker or a drain alike: with the job's own logger, between its start and end lines. */
+  async function runJob (handler: JobHandler<never>, job: JobWithMetadata<never>): Promise<unknown> {
+    const log = fastify.log.child(jobLogBindings(job))
+    return await runLogged(job, log, async () => handler(job, log))
+  }
+
   /** The passes of one periodic job, `intervalSeconds` apart, until done or closing. */
   async function paced (intervalSeconds: number, run: () => Promise<unknown>, log: FastifyBaseLogger): Promise<void> {
     const { passes } = cadenceOf(intervalSeconds)
@@ -145,7 +151,7 @@ export default fp(async (fastify) => {
         for (const job of batch) {
           const attempt = { id: job.id, retryCount: job.retryCount }
           try {
-            const result = await handler(job, fastify.log.child(jobLogBindings(job)))
+            const result = await runJob(handler, job)
             await boss.complete(queue, attempt, result === undefined ? null : { result })
             done.push({ id: job.id, result })
           } catch (error) {
@@ -182,10 +188,7 @@ export default fp(async (fastify) => {
         includeMetadata: true,
         localConcurrency: fastify.config.JOB_CONCURRENCY,
         pollingIntervalSeconds: 1
-      }, async ([job]) => {
-        const run = job as JobWithMetadata<never>
-        await handler(run, fastify.log.child(jobLogBindings(run)))
-      })
+      }, async ([job]) => { await runJob(handler, job as JobWithMetadata<never>) })
       workerIds.set(queue, id)
     }
     if (JOB_WORKERS) {

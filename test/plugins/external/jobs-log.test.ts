@@ -39,6 +39,7 @@ t.test('a handler\'s lines carry job_id, queue, instance_id and tenant_id from t
   const probe = lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('probe step'))
   t.equal(probe.length, 2)
   for (const line of probe) t.match(line, { job_id: jobId, queue: 'log-probe', instance_id: 42, tenant_id: tenantId }, String(line.msg))
+  t.same(lines.filter((line) => line.job_id === jobId).map((line) => line.msg), ['Job started', 'probe step one', 'probe step two', 'Job ended'], 'a drain logs the start and end too')
 })
 
 t.test('the instance job, run by the worker, logs its failed attempt with the job id and the instance id', async (t) => {
@@ -55,4 +56,38 @@ t.test('the instance job, run by the worker, logs its failed attempt with the jo
   const line = await waitFor(async () => lines.find((l) => l.msg === 'Instance job attempt failed'), 30_000, 'the failed attempt\'s line')
   t.match(line, { job_id: jobId, instance_id: instanceId, tenant_id: admin.user.tenant_id, queue: INSTANCE_QUEUE, component: 'instance-jobs', action: 'stop', attempt: 1 })
   t.type((line.err as { message?: unknown } | undefined)?.message, 'string', 'with the error')
+})
+
+t.test('every job, run by the worker, logs its start and its end with outcome and duration, with the job\'s fields', async (t) => {
+  const { lines, logger } = capture()
+  const tenantId = '0b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e'
+  const { app } = await build(t, {
+    logger,
+    env: { INSTANCE_BACKENDS: 'docker' },
+    routes: (app) => {
+      void app.jobs.define<{ fail?: boolean }>('end-probe', { retryLimit: 0 }, async (job, log) => {
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        log.info('end probe at work')
+        if (job.data.fail === true) throw new Error('the probe was told to fail')
+        return { done: true }
+      })
+    }
+  })
+  const ok = await app.jobs.boss.send('end-probe', { instanceId: 8, tenantId, requestId: 'req-12345678' })
+  const failing = await app.jobs.boss.send('end-probe', { fail: true })
+  app.jobs.wake('end-probe')
+  const ended = (id: string | null) => lines.find((l) => l.msg === 'Job ended' && l.job_id === id)
+  await waitFor(async () => ended(ok) !== undefined && ended(failing) !== undefined ? true : undefined, 30_000, 'both jobs\' end lines')
+
+  const story = lines.filter((l) => l.job_id === ok).map((l) => l.msg)
+  t.same(story, ['Job started', 'end probe at work', 'Job ended'], 'start, the handler\'s own lines, end: in that order')
+  const fields = { job_id: ok, queue: 'end-probe', instance_id: 8, tenant_id: tenantId, request_id: 'req-12345678' }
+  t.match(lines.find((l) => l.msg === 'Job started' && l.job_id === ok), { level: 30, attempt: 1, ...fields })
+  const end = ended(ok)!
+  t.match(end, { level: 30, outcome: 'completed', attempt: 1, ...fields })
+  t.ok(typeof end.duration_ms === 'number' && end.duration_ms >= 25, `the duration in milliseconds (${String(end.duration_ms)})`)
+
+  const failed = ended(failing)!
+  t.match(failed, { level: 40, outcome: 'failed', attempt: 1, last: true, queue: 'end-probe', err: { message: 'the probe was told to fail' } }, 'a failed attempt ends at warn, with why')
+  t.notOk('instance_id' in failed || 'request_id' in failed, 'no field the job\'s data does not carry')
 })
