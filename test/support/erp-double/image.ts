@@ -15,12 +15,18 @@ export interface OdooContract {
   request: Record<'authenticate' | 'execute_kw' | 'version', { params: { service: string, method: string, args: unknown[] } }>
   response: { version: { server_version: string } }
   fault: Record<string, { name: string, message: string }>
+  timing: { initSeconds: number, installSeconds: number, reloadSeconds: number }
+  loginCooldown: { after: number, seconds: number }
+  databaseManagerDisabledPage: string
   initialDatabase: {
     adminUid: number
     adminLogin: string
     adminPassword: string
-    groups: Array<{ id: number, name: string, xml_id: string }>
-    modules: Array<{ id: number, name: string, state: string, dependencies: string[] }>
+    defaultUserXmlId: string
+    configParameters: Record<string, string>
+    users: Array<{ id: number, login: string, xml_id: string, groups_id: number[] }>
+    groups: Array<{ id: number, name: string, xml_id: string, implied_ids: number[] }>
+    modules: Array<{ id: number, name: string, state: string, dependencies: string[], groups: Array<{ id: number, xml_id: string, defaultUser: boolean }> }>
   }
 }
 
