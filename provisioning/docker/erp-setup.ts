@@ -4,7 +4,7 @@
  * image, volumes and network that runs to its end before the long-running one starts.
  */
 import type Docker from 'dockerode'
-import { pack } from 'tar-stream'
+import { extract, pack } from 'tar-stream'
 import type { InstanceRef, InstanceSpec } from '../backend.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
 import { demuxFrames } from './logs.ts'
@@ -14,9 +14,13 @@ import { containerName, ERP_PORT, LABELS } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 
 export function createDockerErpSetup (docker: Docker, call: EngineCall, options: ResolvedOptions & { initTimeoutMs: number }) {
-  function configArchive (spec: InstanceSpec): NodeJS.ReadableStream {
+  function configText (spec: InstanceSpec): string {
     if (spec.erp === undefined) throw new TypeError('spec.erp is required for the ERP configuration')
-    const text = erpServerConfig({ masterPassword: spec.erp.masterPassword, database: spec.database.name, addonsPath: options.addonsMountPath, dataDir: options.dataMountPath })
+    return erpServerConfig({ masterPassword: spec.erp.masterPassword, database: spec.database.name, addonsPath: options.addonsMountPath, dataDir: options.dataMountPath })
+  }
+
+  function configArchive (spec: InstanceSpec): NodeJS.ReadableStream {
+    const text = configText(spec)
     const tar = pack()
     // Readable by the image's unprivileged ERP user; the container holds nothing else that reads it.
     tar.entry({ name: ERP_CONFIG_PATH.slice(1), mode: 0o644, uid: 0, gid: 0 }, text)
@@ -36,12 +40,53 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     }
   }
 
+  /** The configuration file as the container holds it now; undefined when it has none. */
+  async function readConfig (container: Docker.Container, what: string): Promise<string | undefined> {
+    let archive: NodeJS.ReadableStream
+    try {
+      archive = await call('get archive', what, (signal) => container.getArchive({ path: ERP_CONFIG_PATH, abortSignal: signal }))
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined
+      throw error
+    }
+    return await new Promise<string | undefined>((resolve, reject) => {
+      const entries = extract()
+      let text: string | undefined
+      entries.on('entry', (header, stream, next) => {
+        const chunks: Buffer[] = []
+        stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer))
+        stream.on('end', () => {
+          if (header.type === 'file') text ??= Buffer.concat(chunks).toString('utf8')
+          next()
+        })
+        stream.resume()
+      })
+      entries.on('finish', () => resolve(text))
+      entries.on('error', reject)
+      archive.on('error', reject)
+      archive.pipe(entries)
+    })
+  }
+
   return {
-    /** Puts odoo.conf into a created container (before its start); nothing without `spec.erp`. */
-    async configure (spec: InstanceSpec): Promise<void> {
-      if (spec.erp === undefined) return
+    /**
+     * Makes sure the container holds this instance's odoo.conf (master password, list_db = False,
+     * dbfilter): read back, written when missing or different, then read back again. Returns
+     * whether it was written (a running ERP must then be restarted to read it). Throws when the
+     * file cannot be proven in place: such an ERP must not be started. Nothing without `spec.erp`.
+     */
+    async ensureConfigured (spec: InstanceSpec): Promise<boolean> {
+      if (spec.erp === undefined) return false
       const name = containerName(spec.subdomain)
-      await putConfig(docker.getContainer(name), spec, name)
+      const container = docker.getContainer(name)
+      const wanted = configText(spec)
+      if (await readConfig(container, name) === wanted) return false
+      await putConfig(container, spec, name)
+      const found = await readConfig(container, name)
+      if (found !== wanted) {
+        throw new DockerEngineError('configure', name, `the ERP server configuration of ${name} (${ERP_CONFIG_PATH}) could not be proven in place after writing it (${found === undefined ? 'missing' : 'different'}): the ERP is not started`, 500)
+      }
+      return true
     },
 
     /**

@@ -75,7 +75,22 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     } catch (error) {
       if (statusOf(error) !== 409) throw error // 409: a racing provision created it first
     }
-    await erp.configure(spec)
+  }
+
+  /**
+   * Every path that runs the ERP comes through here: the container gets this instance's server
+   * configuration (no database manager, its master password) before it starts, and a running
+   * one that lacks it is given it and restarted. A container found from an earlier attempt that
+   * failed after the engine made it is configured like a new one. Returns whether it restarted.
+   */
+  async function configureThenStart (spec: InstanceSpec, name: string, info: Docker.ContainerInspectInfo): Promise<boolean> {
+    const written = await erp.ensureConfigured(spec)
+    await startContainer(name, info)
+    if (written && (info.State.Running || info.State.Restarting)) {
+      await call('restart', name, (signal) => docker.getContainer(name).restart({ t: options.stopTimeoutSeconds, abortSignal: signal }), stopCallMs)
+      return true
+    }
+    return false
   }
 
   /**
@@ -117,7 +132,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       }
     },
 
-    async provision (spec) {
+    async provision (spec, { start = true } = {}) {
       const name = containerName(spec.subdomain)
       let info = await inspect(name)
       if (info === undefined) {
@@ -127,12 +142,13 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
         // A provision that crashed after creating the container, before the initialisation was recorded.
         await erp.initialise(spec)
       }
-      await startContainer(name, info)
+      if (start) await configureThenStart(spec, name, info)
+      else await erp.ensureConfigured(spec)
     },
 
     async start (spec) {
       const name = containerName(spec.subdomain)
-      await startContainer(name, await inspectExisting(name, 'start'))
+      await configureThenStart(spec, name, await inspectExisting(name, 'start'))
     },
 
     async stop (spec) {
@@ -148,7 +164,11 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     async restart (spec) {
       const name = containerName(spec.subdomain)
       const info = await inspectExisting(name, 'restart')
-      if (info.State.Paused) return startContainer(name, info)
+      if (info.State.Paused || !info.State.Running) {
+        await configureThenStart(spec, name, info)
+        return
+      }
+      await erp.ensureConfigured(spec) // when it was written, the restart below makes the ERP read it
       await call('restart', name, (signal) => docker.getContainer(name).restart({ t: options.stopTimeoutSeconds, abortSignal: signal }), stopCallMs)
     },
 

@@ -1,0 +1,117 @@
+/**
+ * The ERP server's configuration (master password, list_db = False, dbfilter) is in place on every
+ * path that runs the ERP, on the real engine with the stand-in ERP, which serves the database
+ * manager as Odoo does: open on the image's default configuration, closed under list_db = False.
+ * A first attempt that failed after the engine made the container leaves it unconfigured; the
+ * retry configures it before it runs. A start or restart of a container whose file was removed or
+ * altered puts it back (and restarts an ERP that was running without it).
+ */
+import { randomBytes } from 'node:crypto'
+import { pack } from 'tar-stream'
+import t, { type Test } from 'tap'
+import { createErpDatabases } from '../../../provisioning/erp-database.ts'
+import { containerConfig } from '../../../provisioning/docker/container-config.ts'
+import { resolveOptions } from '../../../provisioning/docker/options.ts'
+import { erpInitialiseCommand } from '../../../provisioning/erp/server-config.ts'
+import type { InstanceSpec } from '../../../provisioning/backend.ts'
+import { dockerClient, execIn, publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../support/docker/engine.ts'
+import { dockerFixture, tenantName, waitForState } from './helpers.ts'
+
+const engine = await requireDockerOrSkipLoudly(t)
+const fx = await dockerFixture(t, engine.available)
+const docker = engine.docker
+const WEB_HEALTH = { command: ['CMD-SHELL', 'wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1'], intervalMs: 250, timeoutMs: 2000, retries: 2 }
+const DISABLED = 'The database manager has been disabled by the administrator'
+
+/** A spec on a real database and role of the test PostgreSQL, with an ERP setup. */
+async function realSpec (t: Test): Promise<InstanceSpec> {
+  const databases = createErpDatabases({ adminUrl: process.env.TEST_DATABASE_URL ?? '', passwordKey: randomBytes(32) })
+  const spec = fx.spec(tenantName())
+  t.teardown(async () => {
+    await databases.drop(spec.instanceId)
+    await databases.close()
+  })
+  return { ...spec, database: await databases.ensure(spec.instanceId), erp: { masterPassword: `m-${randomBytes(12).toString('hex')}`, initialise: true } }
+}
+
+async function endpoint (spec: InstanceSpec): Promise<string> {
+  return `http://127.0.0.1:${publishedPort(await docker.getContainer(`erp-${spec.subdomain}`).inspect())}`
+}
+
+async function rpc (url: string, service: string, method: string, args: unknown[]): Promise<{ result?: unknown, error?: { data: { name: string } } }> {
+  const response = await fetch(`${url}/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'call', params: { service, method, args }, id: 1 }), signal: AbortSignal.timeout(10_000) })
+  return await response.json() as { result?: unknown, error?: { data: { name: string } } }
+}
+
+async function assertManagerClosed (t: Test, spec: InstanceSpec): Promise<void> {
+  const url = await endpoint(spec)
+  t.match((await waitForHttp(`${url}/web/database/manager`, 15_000)).body, DISABLED, 'the manager page says it is disabled')
+  t.match(await rpc(url, 'db', 'dump', ['admin', spec.database.name, 'zip']), { error: { data: { name: 'odoo.exceptions.AccessDenied' } } }, 'db.dump with the image\'s master password: AccessDenied')
+  t.match(await rpc(url, 'db', 'dump', [spec.erp?.masterPassword, spec.database.name, 'zip']), { error: { data: { name: 'odoo.exceptions.AccessDenied' } } }, 'db.dump with the instance\'s own: AccessDenied too')
+  t.match(await rpc(url, 'db', 'list', []), { error: { data: { name: 'odoo.exceptions.AccessDenied' } } }, 'db.list: AccessDenied')
+}
+
+/** A tar holding /etc/odoo/odoo.conf with `text`. */
+function configTar (text: string): NodeJS.ReadableStream {
+  const tar = pack()
+  tar.entry({ name: 'etc/odoo/odoo.conf', mode: 0o644 }, text)
+  tar.finalize()
+  return tar as unknown as NodeJS.ReadableStream
+}
+
+engine.test('a first attempt that failed after the engine made the container: the retry configures it, the manager stays closed', async (t) => {
+  const options = { publishPort: true, healthCheck: WEB_HEALTH }
+  const backend = fx.backend(options)
+  const spec = await realSpec(t)
+  t.teardown(() => backend.remove(spec))
+  // What the failed attempt left: the database initialised, the container made, nothing written into it.
+  const config = containerConfig(spec, resolveOptions({ docker: dockerClient(), imageTemplate: `${fx.imageRepo}:{version}`, addonsRoot: fx.addonsRoot, labels: fx.run.labels, ...options }))
+  const init = await docker.createContainer({ Image: config.Image, Env: config.Env, Cmd: erpInitialiseCommand(spec.database.name), Labels: fx.run.labels, HostConfig: { ExtraHosts: config.HostConfig?.ExtraHosts } })
+  await init.start()
+  t.equal((await init.wait() as { StatusCode: number }).StatusCode, 0, 'the database was initialised')
+  await init.remove()
+  const leftover = await docker.createContainer(config)
+  // Run as it is (what the retry used to do): the image's default configuration opens the database to anyone.
+  await leftover.start()
+  const open = await endpoint(spec)
+  t.notMatch((await waitForHttp(`${open}/web/database/manager`, 15_000)).body, DISABLED, 'unconfigured: the manager is served')
+  t.type((await rpc(open, 'db', 'dump', ['admin', spec.database.name, 'zip'])).result, 'string', 'unconfigured: db.dump with master password admin returns the database')
+
+  await backend.provision(spec)
+  await waitForState(backend, spec, 'running')
+  const held = await execIn(docker.getContainer(`erp-${spec.subdomain}`), ['cat', '/etc/odoo/odoo.conf'])
+  t.match(held.stdout, `admin_passwd = ${spec.erp?.masterPassword}\n`, 'the retry wrote the instance\'s configuration')
+  t.match(held.stdout, 'list_db = False\n')
+  await assertManagerClosed(t, spec)
+})
+
+engine.test('start and restart put back a configuration removed or altered, restarting an ERP that ran without it', async (t) => {
+  const backend = fx.backend({ publishPort: true, healthCheck: WEB_HEALTH })
+  const spec = await realSpec(t)
+  t.teardown(() => backend.remove(spec))
+  const container = docker.getContainer(`erp-${spec.subdomain}`)
+  await backend.provision(spec)
+  await waitForState(backend, spec, 'running')
+  const wanted = (await execIn(container, ['cat', '/etc/odoo/odoo.conf'])).stdout
+
+  await backend.stop(spec)
+  await container.putArchive(configTar('[options]\nadmin_passwd = admin\nlist_db = True\n'), { path: '/' })
+  await backend.start(spec)
+  await waitForState(backend, spec, 'running')
+  t.equal((await execIn(container, ['cat', '/etc/odoo/odoo.conf'])).stdout, wanted, 'start of a stopped container with an altered file: put back')
+  await assertManagerClosed(t, spec)
+
+  await execIn(container, ['rm', '/etc/odoo/odoo.conf'])
+  const before = (await container.inspect()).State.StartedAt
+  await backend.start(spec)
+  t.not((await container.inspect()).State.StartedAt, before, 'a running ERP without its file: restarted to read it')
+  t.equal((await execIn(container, ['cat', '/etc/odoo/odoo.conf'])).stdout, wanted, 'start of a running container without its file: put back')
+  await waitForState(backend, spec, 'running')
+  await assertManagerClosed(t, spec)
+
+  await container.putArchive(configTar('[options]\nlist_db = True\n'), { path: '/' })
+  await backend.restart(spec)
+  t.equal((await execIn(container, ['cat', '/etc/odoo/odoo.conf'])).stdout, wanted, 'restart: put back')
+  await waitForState(backend, spec, 'running')
+  await assertManagerClosed(t, spec)
+})
