@@ -15,6 +15,12 @@ import { redirectUriProblem } from './client-policy.ts'
  * reads that same document through the `fetch` hook, so there is exactly one
  * request per miss.
  *
+ * Time: one fetch is bounded by CLIENT_METADATA_TIMEOUT_SECONDS (default 5 s), below the 10 s the
+ * portal's forwarding waits for the auth server: a slow document is refused with `invalid_client`,
+ * never mistaken for an outage (502). A request fetches a document at most once: the library looks
+ * the client up again to render the error of a refused one, and that second look gets the same
+ * refusal without a second wait.
+ *
  * Caching: per process, in the library's LRU (100 documents), for as long as
  * the response's Cache-Control allows (`no-store`/`no-cache`/`max-age=0`: not
  * kept; `max-age`: clamped to 30 s to 24 h; neither: 5 min). Not in
@@ -46,8 +52,25 @@ export type ClientIdMetadataDocuments = ReturnType<typeof clientIdMetadataDocume
 export function clientIdMetadataDocuments (options: ClientIdMetadataOptions) {
   const checked = new Map<string, CheckedDocument>()
   const limits = { maxBytes: DOCUMENT_MAX_BYTES, timeoutMs: options.timeoutMs ?? DOCUMENT_TIMEOUT_MS, headers: { accept: 'application/json' } }
+  /** Per request (the library's context): the refusal of each document already fetched in it. */
+  const refusedIn = new WeakMap<object, Map<string, string>>()
 
-  async function allowFetch (_ctx: KoaContextWithOIDC | undefined, clientId: string): Promise<boolean> {
+  async function allowFetch (ctx: KoaContextWithOIDC | undefined, clientId: string): Promise<boolean> {
+    const earlier = ctx === undefined ? undefined : refusedIn.get(ctx)?.get(clientId)
+    if (earlier !== undefined) throw new errors.InvalidClient(earlier)
+    try {
+      return await checkDocument(clientId)
+    } catch (error) {
+      if (ctx !== undefined && error instanceof errors.InvalidClient) {
+        const refused = refusedIn.get(ctx) ?? new Map<string, string>()
+        refused.set(clientId, error.error_description ?? error.message)
+        refusedIn.set(ctx, refused)
+      }
+      throw error
+    }
+  }
+
+  async function checkDocument (clientId: string): Promise<boolean> {
     const refuse = (reason: string) => new errors.InvalidClient(`client metadata document ${clientId}: ${reason}`)
     let response
     try {

@@ -21,8 +21,8 @@ export function sendPage (ctx: KoaContextWithOIDC, status: number, html: string)
   ctx.body = html
 }
 
-export function sendError (ctx: KoaContextWithOIDC, status: number, title: string, message: string): void {
-  sendPage(ctx, status, renderErrorPage(title, message))
+export function sendError (ctx: KoaContextWithOIDC, status: number, title: string, message: string, code?: string): void {
+  sendPage(ctx, status, renderErrorPage(title, message, code))
 }
 
 export function redirect303 (ctx: KoaContextWithOIDC, location: string): void {

@@ -42,7 +42,9 @@ export async function renderInteractionError (ctx: KoaContextWithOIDC, out: { er
       `${EXPIRED_MESSAGE} If you signed in from another browser or device, finish the sign-in where you started it.`)
   }
   const message = status >= 500 ? 'Something went wrong on our side. Start again from your agent.' : out.error_description ?? 'This request is not valid.'
-  sendError(ctx, status, 'Cannot continue', message)
+  // The OAuth error code (`invalid_client`, `invalid_request`…) is what clients and their users search for.
+  const code = typeof out.error === 'string' && /^[a-z_]{1,64}$/.test(out.error) ? out.error : undefined
+  sendError(ctx, status, 'Cannot continue', message, code)
 }
 
 export interface InteractionDeps {

@@ -43,7 +43,8 @@ export function createProvider (deps: ProviderDeps): Provider {
     cookieKeys: [deriveKey(config.JWT_SECRET, 'oidc-cookies').toString('base64url')],
     mcpResource,
     clientIdMetadata: clientIdMetadataDocuments({
-      outbound: { allowHosts: parseAllowHosts(config.CLIENT_METADATA_ALLOWED_HOSTS), ...(deps.outboundCa === undefined ? {} : { extraCa: deps.outboundCa }) }
+      outbound: { allowHosts: parseAllowHosts(config.CLIENT_METADATA_ALLOWED_HOSTS), ...(deps.outboundCa === undefined ? {} : { extraCa: deps.outboundCa }) },
+      timeoutMs: config.CLIENT_METADATA_TIMEOUT_SECONDS * 1000
     })
   }))
   provider.proxy = true

@@ -18,9 +18,13 @@ export function consentCsp (redirectUri: unknown): string {
   }
 }
 
-/** A dead end the person cannot fix from here: what happened and what to do next, no details. */
-export function renderErrorPage (title: string, message: string): string {
+/**
+ * A dead end the person cannot fix from here: what happened and what to do next, no details.
+ * `code` is the OAuth error code (`invalid_client`…), shown for people and agents to search for.
+ */
+export function renderErrorPage (title: string, message: string, code?: string): string {
+  const codeLine = code === undefined ? '' : `\n<p class="note">Error code: <code data-error-code>${escapeHtml(code)}</code></p>`
   return layout(title, `<h1>${escapeHtml(title)}</h1>
-<p class="error" role="alert">${escapeHtml(message)}</p>
+<p class="error" role="alert">${escapeHtml(message)}</p>${codeLine}
 <p class="note">You can close this window.</p>`)
 }

@@ -21,6 +21,8 @@ export const AGENTS_SECTIONS = {
     OAUTH_ACCESS_TOKEN_TTL_SECONDS: seconds(60, 86_400, 900, 'Lifetime of an agent access token.'),
     OAUTH_REFRESH_TOKEN_TTL_SECONDS: seconds(3600, 31_536_000, 2_592_000, 'Lifetime of an agent refresh token.'),
     OAUTH_REFRESH_GRACE_SECONDS: seconds(0, 300, 30, 'How long a rotated refresh token is still accepted (a retried request).'),
+    CLIENT_METADATA_TIMEOUT_SECONDS: seconds(1, 8, 5, 'Bound on fetching a client metadata document (connection, headers and body); a slower one is refused with invalid_client. ' +
+      'At most 8: below the 10 s the portal waits for the auth server, so a slow document never looks like an outage (502).'),
     CLIENT_METADATA_ALLOWED_HOSTS: allowedHosts('Hosts whose client metadata documents may be fetched even on private or loopback addresses (a test server on localhost); empty: public addresses only.',
       'localhost')
   }

@@ -51,6 +51,8 @@ export const INSTANCES_SECTIONS = {
     ERP_HEALTHCHECK_INTERVAL_SECONDS: seconds(1, 300, 10, 'Docker health check interval.'),
     ERP_HEALTH_PATH: Type.String({ pattern: '^/', allowed: 'a path starting with /', default: '/web/health', description: 'HTTP path of the Kubernetes probes on port 8069.', examples: ['/web/health'] }),
     ERP_CALL_TIMEOUT_SECONDS: seconds(1, 300, 15, 'Bound on each call to an instance\'s ERP API (its users, its modules); past it the route answers 503 ERP_UNAVAILABLE.'),
+    ERP_INSTALL_TIMEOUT_SECONDS: seconds(10, 7200, 600, 'Bound on one module install through an instance\'s ERP: the install call, then reading the module\'s state back while the ERP reloads ' +
+      '(a real install takes from 15 s to minutes, and the ERP answers nothing while it reloads). While an install runs within it, the reconciler leaves the instance\'s state alone.'),
     ERP_INIT_TIMEOUT_SECONDS: seconds(30, 7200, 600, 'Bound on the ERP\'s one-off database initialisation (`-i base`) at an instance\'s first start.'),
     ERP_USER_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 50, default: 8, description: 'Retries (with backoff) of creating an invited person\'s ERP user or installing a module, e.g. while the instance is stopped.' })
   },

@@ -83,7 +83,9 @@ t.test('a client identified by the URL of its metadata document', async (t) => {
       })}`, { redirect: 'manual' })
       t.equal(authorize.status, 400, 'an error page')
       t.equal(authorize.headers.get('location'), null, 'never redirected')
-      t.match(await authorize.text(), refusal.reason)
+      const page = await authorize.text()
+      t.match(page, refusal.reason)
+      t.match(page, /Error code: <code data-error-code>invalid_client<\/code>/, 'the page carries the error code people search for')
     })
   }
 
@@ -99,4 +101,23 @@ t.test('a client identified by the URL of its metadata document', async (t) => {
     t.match(await token.json(), { error: 'invalid_client', error_description: /no complete answer within 5 s/ })
     t.ok(Date.now() - started < 6500, 'gave up after about 5 s')
   })
+})
+
+t.test('a slow document on an authorization request: one bounded fetch (CLIENT_METADATA_TIMEOUT_SECONDS), then invalid_client on the error page', async (t) => {
+  const documents = await startHttpsServer(t)
+  const servers = await startFlowServers(t, { CLIENT_METADATA_ALLOWED_HOSTS: 'localhost', CLIENT_METADATA_TIMEOUT_SECONDS: 1 }, { outboundCa: documents.ca })
+  let fetches = 0
+  documents.routes.set('/slow.json', (_req, res) => { fetches++; setTimeout(() => res.end('{}'), 4000).unref() })
+  const started = Date.now()
+  const authorize = await fetch(`${servers.authUrl}/oauth/authorize?${new URLSearchParams({
+    client_id: `${documents.origin}/slow.json`, response_type: 'code', scope: 'mcp', redirect_uri: REDIRECT_URI, state: 's',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256'
+  })}`, { redirect: 'manual' })
+  const page = await authorize.text()
+  const elapsed = Date.now() - started
+  t.equal(authorize.status, 400)
+  t.match(page, /slow\.json: no complete answer within 1 s/)
+  t.match(page, /Error code: <code data-error-code>invalid_client<\/code>/)
+  t.equal(fetches, 1, 'fetched once: the error page\'s second look at the client reuses the refusal')
+  t.ok(elapsed < 2500, `answered after one bounded wait (${elapsed} ms), not two`)
 })
