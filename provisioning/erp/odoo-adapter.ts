@@ -48,14 +48,15 @@ export function createOdooAdapter (instance: OdooInstance) {
   return {
     /**
      * First contact: when the generated password already works, nothing to do; else log in with
-     * admin/admin (or another password the database may hold: a restored one's) and write the
+     * another password the database may hold (a restored one's), or admin/admin, and write the
      * generated password on uid 2, then check that it took and that the default no longer
-     * answers. Safe to repeat after a failure at any step.
+     * answers. Safe to repeat after a failure at any step. The likeliest passwords are tried
+     * first: Odoo refuses every login from an address (ours) for a minute after 5 failures in a row.
      */
     async setAdminPassword (formerPasswords: readonly string[] = []): Promise<void> {
       if (await authenticate(instance.adminPassword) === ODOO_ADMIN.uid) return
       let current: string | undefined
-      for (const candidate of [ODOO_ADMIN.defaultPassword, ...formerPasswords]) {
+      for (const candidate of [...formerPasswords, ODOO_ADMIN.defaultPassword]) {
         if (await authenticate(candidate) === ODOO_ADMIN.uid) { current = candidate; break }
       }
       if (current === undefined) throw new ErpFault('odoo.exceptions.AccessDenied', 'The instance accepts neither its generated administrator password nor the default one')
@@ -110,13 +111,33 @@ export function createOdooAdapter (instance: OdooInstance) {
       return row === undefined ? undefined : { id: Number(row.id), login: String(row.login), name: String(row.name), email: orNull(row.email), active: row.active === true, groupIds: (row.groups_id as number[]) ?? [] }
     },
 
-    /** `groups` are many2many commands, e.g. `[[6, 0, [ids]]]`. */
+    /**
+     * The groups of Odoo's default user template (`base.default_user`): what Odoo gives a user
+     * created without groups, and not one created with them. None when the ERP has no template.
+     */
+    async defaultUserGroupIds (): Promise<number[]> {
+      const [template] = await execute('ir.model.data', 'search_read', [[['module', '=', 'base'], ['name', '=', 'default_user'], ['model', '=', 'res.users']]], { fields: ['res_id'] }) as Array<{ res_id: number }>
+      if (template === undefined) return []
+      const [row] = await execute('res.users', 'read', [[template.res_id]], { fields: ['groups_id'] }) as Array<{ groups_id?: unknown }>
+      return Array.isArray(row?.groups_id) ? row.groups_id.map(Number) : []
+    },
+
+    /** `groups` are many2many commands, e.g. `[[4, id]]` (link) and `[3, id]` (unlink). */
     async createUser (values: { login: string, name: string, email: string, groups: unknown[] }): Promise<number> {
       return Number(await execute('res.users', 'create', [{ login: values.login, name: values.name, email: values.email, groups_id: values.groups }]))
     },
 
+    /** Many2many commands on the user's groups: `(4, id)` and `(3, id)` change only those groups. */
     async writeUserGroups (userId: number, groups: unknown[]): Promise<void> {
       await execute('res.users', 'write', [[userId], { groups_id: groups }])
+    },
+
+    /**
+     * Odoo's `web.base.url` (the address in the links of its own e-mails and reports), which stays
+     * `http://localhost:8069` in a new database until set. Answers the value it replaced.
+     */
+    async setBaseUrl (url: string): Promise<string | false> {
+      return await execute('ir.config_parameter', 'set_param', ['web.base.url', url]) as string | false
     },
 
     async listModules (names?: readonly string[]): Promise<OdooModule[]> {
@@ -129,8 +150,14 @@ export function createOdooAdapter (instance: OdooInstance) {
       await execute('ir.module.module', 'update_list', [])
     },
 
-    async installModule (moduleId: number): Promise<void> {
-      await execute('ir.module.module', 'button_immediate_install', [[moduleId]])
+    /**
+     * Odoo installs the module and its dependencies, then reloads its registry before it answers:
+     * from seconds to minutes, so the call has its own bound (`timeoutMs`, else the instance's).
+     * Past it, the install may still be running or done: read the module's state back.
+     */
+    async installModule (moduleId: number, timeoutMs?: number): Promise<void> {
+      await callOdoo({ ...instance, timeoutMs: timeoutMs ?? instance.timeoutMs }, 'object', 'execute_kw',
+        [instance.database, ODOO_ADMIN.uid, instance.adminPassword, 'ir.module.module', 'button_immediate_install', [[moduleId]], {}])
     },
 
     async upgradeModule (moduleId: number): Promise<void> {

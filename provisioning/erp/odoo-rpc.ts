@@ -21,6 +21,15 @@ export class ErpUnreachable extends Error {
   override name = 'ErpUnreachable'
 }
 
+/**
+ * The ERP answered an HTML 500 page instead of JSON-RPC: what Odoo answers to every call, even
+ * `common.version`, while its configured database is not initialised (no `-i base` yet, or a
+ * database emptied behind its back). Still "no answer" to a caller that only retries.
+ */
+export class ErpDatabaseNotInitialised extends ErpUnreachable {
+  override name = 'ErpDatabaseNotInitialised'
+}
+
 /** How a request reaches the ERP; `fetch` unless the backend's path needs its own credentials (a Kubernetes API proxy). */
 export type RpcFetch = (url: URL, init: { method: 'POST', headers: Record<string, string>, body: string, signal: AbortSignal }) => Promise<Response>
 
@@ -51,6 +60,10 @@ export async function callOdoo (target: RpcTarget, service: 'common' | 'object' 
     throw new ErpUnreachable(timedOut ? `The ERP did not answer within ${target.timeoutMs} ms` : `The ERP cannot be reached: ${(error as Error).message}`, { cause: error })
   }
   let body: { result?: unknown, error?: { message?: string, data?: { name?: string, message?: string } } }
+  if (response.status === 500 && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
+    await response.body?.cancel()
+    throw new ErpDatabaseNotInitialised('The ERP answered HTTP 500 with an HTML page, as it does while its database is not initialised')
+  }
   try {
     body = await response.json() as typeof body
   } catch (error) {

@@ -4,3 +4,5 @@ import { defineError } from '../../../lib/errors.ts'
 export const ErpUnavailable = defineError('ERP_UNAVAILABLE', 'The instance\'s ERP is not available', 503)
 /** The ERP answered with a fault, or an answer the service cannot use; the message is the ERP's. */
 export const ErpError = defineError('ERP_ERROR', 'The instance\'s ERP reported an error', 502)
+/** The ERP runs but its database holds no ERP (never initialised, or emptied): an operator restores or re-creates it. */
+export const ErpDatabaseNotInitialised = defineError('ERP_DATABASE_NOT_INITIALISED', 'The instance\'s ERP database is not initialised', 503)
