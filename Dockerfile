@@ -24,11 +24,12 @@ FROM ${NODE_IMAGE}
 # Settings first and the large copies last: each instruction is a layer.
 ENV HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/var/lib/erp-portal \
-    HEALTHCHECK_PORT=3000
+    DATA_DIR=/var/lib/erp-portal
 EXPOSE 3000 3001
+# Probes the port the process listens on: PORT (a container started with another PORT stays
+# healthy), or HEALTHCHECK_PORT when set (the authorization server: its AUTH_PORT).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HEALTHCHECK_PORT}/health/live`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.HEALTHCHECK_PORT || process.env.PORT || 3000}/health/live`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
 USER 10001:10001
 WORKDIR /app
