@@ -159,9 +159,11 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
   /**
    * Creates whatever is missing and converges what exists to `spec`, then starts
    * it. Does not wait for readiness: callers poll `observe`. Twice in a row
-   * leaves exactly one set of resources.
+   * leaves exactly one set of resources. With `start: false` the ERP is not started
+   * (a restore loads the instance's data first, then calls start): a container is
+   * created and left so, a Deployment has 0 replicas.
    */
-  provision: (spec: InstanceSpec) => Promise<void>
+  provision: (spec: InstanceSpec, options?: { start?: boolean }) => Promise<void>
 
   /** Starts (or scales up) an existing instance; a running one is left alone. */
   start: (spec: InstanceSpec) => Promise<void>

@@ -6,6 +6,15 @@
 import type { Readable } from 'node:stream'
 import type { InstanceSpec } from './backend.ts'
 
+/**
+ * A restore into another instance than the backup's makes a copy: the source's database name,
+ * whose filestore folder takes the instance's database name, and the database gets its own uuid
+ * and secret (copy-identity.ts). Absent for a restore in place.
+ */
+export interface RestoreAsCopy {
+  sourceDatabase: string
+}
+
 /** A backup archive does not match what was recorded of it (SHA-256 of the whole, or of a part against its manifest). */
 export class ArchiveCorruptError extends Error {
   override name = 'ArchiveCorruptError'
@@ -36,7 +45,7 @@ export interface ClusterBackupRunner {
    * a mismatch ArchiveCorruptError, and nothing was changed. The replaced files are kept aside
    * until settleFilestore. May be run again after a crash.
    */
-  restore: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, key: string, sha256: string, database: string }) => Promise<void>
+  restore: (spec: InstanceSpec, pgMajor: number, request: { backupId: number, key: string, sha256: string, database: string, copy?: RestoreAsCopy }) => Promise<void>
   /**
    * Ends a restore: the files it swapped in stay and the replaced ones go, or the replaced ones
    * come back (the database could not be promoted). The instance is still stopped. May be run again.
@@ -65,15 +74,16 @@ export interface BackupRunner {
   check: (pgMajor: number) => Promise<void>
   /** `pg_dump --format=custom` of the instance's database into `file`. */
   dumpDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
-  /** A tar of the instance's data volume (the filestore) into `file`. */
+  /** A tar of the instance's data volume (the filestore, without the web sessions) into `file`. */
   exportFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
-  /** `pg_restore --clean` of `file` into the instance's (empty or existing) database, in one transaction. */
-  restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  /** `pg_restore --clean` of `file` into the instance's (empty or existing) database, in one transaction; a copy then gets its own identity. */
+  restoreDatabase: (spec: InstanceSpec, pgMajor: number, file: string, copy?: RestoreAsCopy) => Promise<void>
   /**
    * Replaces the data volume's contents with the tar `file` (as exportFilestore made it), keeping
-   * the replaced ones aside until settleFilestore; a failed unpack leaves them as they were.
+   * the replaced ones aside until settleFilestore; a failed unpack leaves them as they were. The
+   * web sessions are left out, and a copy's attachments folder takes `spec.database.name`.
    */
-  importFilestore: (spec: InstanceSpec, pgMajor: number, file: string) => Promise<void>
+  importFilestore: (spec: InstanceSpec, pgMajor: number, file: string, copy?: RestoreAsCopy) => Promise<void>
   /** Ends an import: the restored files stay and the replaced ones go, or the replaced ones come back. */
   settleFilestore: (spec: InstanceSpec, pgMajor: number, keep: 'restored' | 'replaced') => Promise<void>
   /** Removes what killed attempts left behind (one-off containers) older than `olderThanMs`; answers how many. */

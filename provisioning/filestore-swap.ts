@@ -6,6 +6,13 @@
  * aside are kept until the restore settles: dropped once the restored database is in place, put
  * back when it could not be, so files and database never come from two different points in time.
  * A failure before the swap leaves the live files as they were and no staging folder behind.
+ *
+ * Before the swap, the staged entries are made to fit the instance, as Odoo's own restore does:
+ * the web sessions folder (`sessions/`, logins of the moment of the backup, not data) is left
+ * out, and the attachments folder `filestore/<source database>` takes the name of the database
+ * the instance runs on (Odoo reads `filestore/<its own database name>`). The two names come from
+ * the environment, FILESTORE_FROM and FILESTORE_TO; unset or equal (a restore in place), nothing
+ * is renamed.
  */
 
 const STAGING = '.restore-staging'
@@ -15,6 +22,28 @@ const ASIDE_COMPLETE = '.aside-complete'
 
 /** The folder the archive is unpacked into (its entries are `data/...`, as the export made them). */
 export const stagingPath = (root: string): string => `${root}/${STAGING}`
+
+/** Odoo's web sessions folder in its data directory: never backed up, never restored. */
+export const SESSIONS = 'sessions'
+
+/** The names a database may have here (Odoo's own rule is stricter): safe in a path and a shell word. */
+const DATABASE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
+
+/** The environment that renames the staged attachments folder from the source's database name to the instance's. */
+export function filestoreRename (from: string, to: string): { FILESTORE_FROM: string, FILESTORE_TO: string } {
+  for (const name of [from, to]) if (!DATABASE_NAME.test(name)) throw new TypeError(`${JSON.stringify(name)} is not a database name`)
+  return { FILESTORE_FROM: from, FILESTORE_TO: to }
+}
+
+/**
+ * Renames the staged filestore/$FILESTORE_FROM to filestore/$FILESTORE_TO (replacing a staged
+ * folder of that name: the source's attachments are the ones its database refers to). Run in
+ * `fail`'s scope, before anything live moved.
+ */
+const RENAME_FILESTORE = 'if [ -n "${FILESTORE_FROM:-}" ] && [ -n "${FILESTORE_TO:-}" ] && [ "$FILESTORE_FROM" != "$FILESTORE_TO" ]; then ' +
+  'case "$FILESTORE_FROM$FILESTORE_TO" in */*|*..*) fail "bad filestore names" ;; esac; ' +
+  `if [ -d "${STAGING}/data/filestore/$FILESTORE_FROM" ]; then ` +
+  `{ rm -rf -- "${STAGING}/data/filestore/$FILESTORE_TO" && mv -- "${STAGING}/data/filestore/$FILESTORE_FROM" "${STAGING}/data/filestore/$FILESTORE_TO"; } || fail 'cannot rename the restored filestore after the database of the instance'; fi; fi`
 
 /** Every entry of folder $1 but the working folders and the marker, hidden ones included; no match means no line. */
 const ENTRIES = 'entries () { for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do case "${f##*/}" in ' +
@@ -44,6 +73,8 @@ export const discardStaging = (root: string): string => `cd ${root} && rm -rf --
 export const swapStagedIn = (root: string): string => script(root,
   'fail () { echo "$1" >&2; put_back; exit 1; }',
   `[ -d ${STAGING}/data ] || fail 'the filestore archive holds no data/ folder'`,
+  `rm -rf -- ${STAGING}/data/${SESSIONS} || fail 'cannot leave the web sessions out'`,
+  RENAME_FILESTORE,
   `mkdir ${OLD} || fail 'cannot make ${OLD}'`,
   `{ entries . | while IFS= read -r f; do mv -- "$f" ${OLD}/ || exit 1; done; } || fail 'moving the old filestore aside failed'`,
   `touch ${OLD}/${ASIDE_COMPLETE} || fail 'cannot mark the old filestore as moved aside'`,

@@ -11,10 +11,11 @@ import { pipeline } from 'node:stream/promises'
 import type Docker from 'dockerode'
 import { BackendUnavailableError, type InstanceSpec } from '../backend.ts'
 import { type BackupRunner } from '../backup-runner.ts'
-import { saveSingleFile, singleFileTar } from './backup-files.ts'
+import { saveSingleFile, singleFileTar, withoutSessions } from './backup-files.ts'
 import { isHostLocal } from './container-config.ts'
 import { DockerEngineError, type EngineCall } from './engine-calls.ts'
-import { discardStaging, prepareStaging, settleStep, stagingPath, swapStagedIn } from '../filestore-swap.ts'
+import { discardStaging, filestoreRename, prepareStaging, settleStep, stagingPath, swapStagedIn } from '../filestore-swap.ts'
+import { COPY_IDENTITY_ENV, copyIdentityStep } from '../copy-identity.ts'
 import { ensureImage } from './image.ts'
 import { demuxFrames } from './logs.ts'
 import { dataVolumeName, LABELS } from './names.ts'
@@ -86,8 +87,8 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
   }
 
   /** Runs the shell `command` with the data volume at DATA_PATH; `after` works on the exited container before it is removed. */
-  async function onVolume (spec: InstanceSpec, pgMajor: number, what: string, command: string, after?: (container: Docker.Container) => Promise<unknown>): Promise<void> {
-    const container = await oneOff(spec, pgMajor, 'filestore import', { Cmd: ['sh', '-c', command], ...volumeConfig(spec, false) })
+  async function onVolume (spec: InstanceSpec, pgMajor: number, what: string, command: string, after?: (container: Docker.Container) => Promise<unknown>, env: Record<string, string> = {}): Promise<void> {
+    const container = await oneOff(spec, pgMajor, 'filestore import', { Cmd: ['sh', '-c', command], Env: Object.entries(env).map(([k, v]) => `${k}=${v}`), ...volumeConfig(spec, false) })
     await removing(container, async () => {
       await runToEnd(container, `${what} of ${spec.subdomain}`)
       await after?.(container)
@@ -124,15 +125,15 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
       const container = await oneOff(spec, pgMajor, 'filestore export', { Cmd: ['true'], ...volumeConfig(spec, true) })
       await removing(container, async () => {
         const archive = await call('archive', DATA_PATH, (signal) => container.getArchive({ path: DATA_PATH, abortSignal: signal } as { path: string }))
-        await pipeline(archive, createWriteStream(file))
+        await pipeline(archive, withoutSessions(DATA_PATH.slice(1)), createWriteStream(file))
       })
     },
 
-    async restoreDatabase (spec, pgMajor, file) {
+    async restoreDatabase (spec, pgMajor, file, copy) {
       const { host, network } = connection(spec)
       const container = await oneOff(spec, pgMajor, 'pg_restore', {
-        Cmd: ['pg_restore', '--clean', '--if-exists', '--no-owner', '--no-privileges', '--single-transaction', '--exit-on-error', '--dbname', spec.database.name, DUMP_PATH],
-        Env: pgEnv(spec, host),
+        Cmd: ['sh', '-c', `pg_restore --clean --if-exists --no-owner --no-privileges --single-transaction --exit-on-error --dbname "$PGDATABASE" ${DUMP_PATH} || exit 1\n${copyIdentityStep('"$PGDATABASE"')}`],
+        Env: [...pgEnv(spec, host), ...Object.entries(copy === undefined ? {} : COPY_IDENTITY_ENV).map(([k, v]) => `${k}=${v}`)],
         HostConfig: network === undefined ? {} : { NetworkMode: network }
       })
       await removing(container, async () => {
@@ -159,7 +160,7 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
       return removed
     },
 
-    async importFilestore (spec, pgMajor, file) {
+    async importFilestore (spec, pgMajor, file, copy) {
       const into = stagingPath(DATA_PATH)
       try {
         await onVolume(spec, pgMajor, 'preparing the filestore restore', prepareStaging(DATA_PATH), (container) =>
@@ -169,7 +170,8 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
         await onVolume(spec, pgMajor, 'discarding the staged filestore', discardStaging(DATA_PATH)).catch(() => {})
         throw error
       }
-      await onVolume(spec, pgMajor, 'swapping in the restored filestore', swapStagedIn(DATA_PATH))
+      const rename = copy === undefined ? {} : filestoreRename(copy.sourceDatabase, spec.database.name)
+      await onVolume(spec, pgMajor, 'swapping in the restored filestore', swapStagedIn(DATA_PATH), undefined, rename)
     },
 
     async settleFilestore (spec, pgMajor, keep) {

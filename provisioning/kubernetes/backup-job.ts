@@ -7,7 +7,8 @@
  * short-lived reader pod (archive-reader.ts; see docs/backups.md).
  *
  * The script builds the same archive as the Docker path (manifest.json, database.dump,
- * filestore.tar with entries under data/), writes it under a temporary name, renames it into
+ * filestore.tar with entries under data/, the ERP's web sessions left out: each top-level entry
+ * of the claim but `sessions`, as busybox's tar has no --exclude), writes it under a temporary name, renames it into
  * place, and prints its size and SHA-256 as its last log line, which the control plane records.
  */
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node'
@@ -22,7 +23,7 @@ import { dataClaimOf, dbSecretOf, LABEL, MANAGED_BY, namespaceOf, selectorLabels
 import { createJobRunner } from './run-job.ts'
 import { restoreJobSpec, runRestoreJob, settleJobOf } from './restore-job.ts'
 import { DATA_PATH } from './restore-script.ts'
-import { settleStep } from '../filestore-swap.ts'
+import { SESSIONS, settleStep } from '../filestore-swap.ts'
 
 export const RESULT_MARK = 'ERP-BACKUP-RESULT'
 /** The backup pod's limits; the tenant quota has this much room beyond the plan (tenant-manifests.ts). */
@@ -61,7 +62,12 @@ export PGHOST="$HOST" PGPORT="$PORT" PGUSER="$USER" PGPASSWORD="$PASSWORD" PGDAT
 work="${BACKUPS_PATH}/.work-$BACKUP_ID"
 rm -rf "$work" && mkdir -p "$work" "$(dirname "$ARCHIVE")"
 pg_dump --format=custom --no-owner --file "$work/database.dump"
-tar -C / -cf "$work/filestore.tar" data
+cd /
+set --
+for f in data/* data/.[!.]* data/..?*; do
+  if [ "$f" != data/${SESSIONS} ] && { [ -e "$f" ] || [ -L "$f" ]; }; then set -- "$@" "$f"; fi
+done
+if [ $# = 0 ]; then tar --no-recursion -cf "$work/filestore.tar" data; else tar -cf "$work/filestore.tar" "$@"; fi
 part () { printf '{"name":"%s","bytes":%s,"sha256":"%s"}' "$1" "$(wc -c < "$work/$1" | tr -d ' ')" "$(sha256sum "$work/$1" | cut -d' ' -f1)"; }
 printf '%s,"parts":[%s,%s]}\\n' "$MANIFEST_HEAD" "$(part database.dump)" "$(part filestore.tar)" > "$work/manifest.json"
 tar -C "$work" -cf "$ARCHIVE.partial" manifest.json database.dump filestore.tar

@@ -16,7 +16,7 @@ import type { ResolvedOptions } from './options.ts'
 import type { TenantOps } from './tenant-ops.ts'
 
 export interface InstanceOps {
-  provision: (spec: InstanceSpec) => Promise<void>
+  provision: (spec: InstanceSpec, options?: { start?: boolean }) => Promise<void>
   start: (spec: InstanceSpec) => Promise<void>
   stop: (spec: InstanceSpec) => Promise<void>
   restart: (spec: InstanceSpec) => Promise<void>
@@ -29,7 +29,7 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
   const applyDeployment = (spec: InstanceSpec, replicas: 0 | 1) => api.apply(deploymentManifest(spec, replicas, settings), manager)
   const readDeployment = (spec: InstanceSpec) => api.readDeployment(namespaceOf(spec.tenantSubdomain), workloadOf(spec.subdomain))
 
-  async function provision (spec: InstanceSpec): Promise<void> {
+  async function provision (spec: InstanceSpec, { start = true }: { start?: boolean } = {}): Promise<void> {
     // Normally there already (ensureTenant); applying identical objects again changes nothing.
     await tenants.ensureTenantBasics(spec.tenantSubdomain, spec.tenantId)
     await Promise.all([
@@ -39,7 +39,7 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
     ])
     // First start: the ERP's database is initialised by a one-off Job before the server runs.
     await initialiseOnKubernetes(jobs, spec, { ...options, image: imageFor(options.imageTemplate, spec.erpVersion) })
-    await applyDeployment(spec, 1)
+    await applyDeployment(spec, start ? 1 : 0)
     await Promise.all([
       api.apply(serviceManifest(spec), manager),
       api.apply(ingressManifest(spec, options.ingressClass, options.tlsIssuer), manager)

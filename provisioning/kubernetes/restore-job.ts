@@ -6,13 +6,15 @@
  * lands: the Job needs no affinity to a node.
  */
 import { type InstanceSpec } from '../backend.ts'
-import { ArchiveCorruptError } from '../backup-runner.ts'
+import { ArchiveCorruptError, type RestoreAsCopy } from '../backup-runner.ts'
+import { COPY_IDENTITY_ENV } from '../copy-identity.ts'
+import { filestoreRename } from '../filestore-swap.ts'
 import type { JobSpec } from './jobs.ts'
 import { dataClaimOf, dbSecretOf, namespaceOf } from './names.ts'
 import { JobFailedError, lastLine } from './run-job.ts'
 import { DATA_PATH, parseRestoreResult, RESTORE_MARK, RESTORE_SCRIPT } from './restore-script.ts'
 
-export interface RestoreRequest { backupId: number, key: string, sha256: string, database: string }
+export interface RestoreRequest { backupId: number, key: string, sha256: string, database: string, copy?: RestoreAsCopy }
 
 export interface RestoreJobContext {
   image: string
@@ -31,14 +33,16 @@ export const restoreJobOf = (backupId: number, instanceId: string): string => `e
 /** The Job that settles an instance's filestore after its restore (one restore of an instance runs at a time). */
 export const settleJobOf = (instanceId: string, keep: 'restored' | 'replaced'): string => `erp-restore-keep-${keep}-${instanceId.slice(0, 8)}`
 
-export function restoreJobSpec (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, request: RestoreRequest, context: RestoreJobContext): JobSpec {
+/** A copy's Job (`request.copy`) renames the filestore after `spec.database.name`, the instance's own database. */
+export function restoreJobSpec (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain' | 'database'>, request: RestoreRequest, context: RestoreJobContext): JobSpec {
+  const copy = request.copy === undefined ? {} : { ...filestoreRename(request.copy.sourceDatabase, spec.database.name), ...COPY_IDENTITY_ENV }
   return {
     namespace: namespaceOf(spec.tenantSubdomain),
     name: restoreJobOf(request.backupId, spec.instanceId),
     labels: context.labels,
     image: context.image,
     command: ['sh', '-c', RESTORE_SCRIPT],
-    env: { ARCHIVE: context.archivePath, EXPECTED_SHA256: request.sha256, RESTORE_DATABASE: request.database },
+    env: { ARCHIVE: context.archivePath, EXPECTED_SHA256: request.sha256, RESTORE_DATABASE: request.database, ...copy },
     envFromSecrets: [dbSecretOf(spec.subdomain)],
     volumes: [
       { claim: context.backupClaim, mountPath: context.backupsPath, readOnly: true },

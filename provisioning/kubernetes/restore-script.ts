@@ -14,11 +14,16 @@
  * the archive (tar -O): the data claim needs room for one extra filestore, not for a copy of the
  * archive.
  *
+ * A restore into another instance than the backup's (a copy) gives the loaded database its own
+ * identity (../copy-identity.ts: NEW_DATABASE_UUID, NEW_DATABASE_SECRET) and the filestore folder
+ * the instance's database name (FILESTORE_FROM, FILESTORE_TO); the web sessions are never restored.
+ *
  * Run again after a crash it converges: what an earlier attempt moved aside is put back first.
- * Environment: ARCHIVE, EXPECTED_SHA256, RESTORE_DATABASE, and the instance's database Secret
- * (HOST, PORT, USER, PASSWORD: the staged database belongs to the instance's role).
+ * Environment: ARCHIVE, EXPECTED_SHA256, RESTORE_DATABASE, for a copy the four above, and the
+ * instance's database Secret (HOST, PORT, USER, PASSWORD: the staged database belongs to the instance's role).
  */
 
+import { copyIdentityStep } from '../copy-identity.ts'
 import { discardStaging, prepareStaging, stagingPath, swapStagedIn } from '../filestore-swap.ts'
 
 export const RESTORE_MARK = 'ERP-RESTORE-RESULT'
@@ -38,6 +43,7 @@ for part in database.dump filestore.tar; do
 done
 echo "archive verified; loading the database"
 tar -xOf "$ARCHIVE" database.dump | pg_restore --clean --if-exists --no-owner --no-privileges --single-transaction --exit-on-error --dbname "$RESTORE_DATABASE"
+${copyIdentityStep('"$RESTORE_DATABASE"')}
 echo "database loaded; unpacking the filestore"
 ( set +e
 ${prepareStaging(DATA_PATH)}

@@ -1,20 +1,23 @@
 /**
- * The restore job, in place or into a new instance (provisioned first, like any other).
- * The archive is unpacked and every part checked
- * against the manifest before the instance is touched; then the instance is
- * stopped, the backup loaded with pg_restore into a fresh database beside the
- * instance's, its filestore unpacked beside the live one and swapped in (the
- * replaced files kept aside), and only then the fresh database takes the old
- * one's place: a failed load or unpack leaves the instance's data as it was, a
- * failed promotion puts the replaced files back, and tables made after the
- * backup do not survive a successful one. Then the instance is started again. Idempotent:
- * it works only while the instance is `restoring`, and each step converges when
- * run again. The last failed attempt puts the instance in `error` with the reason.
+ * The restore job, in place or into a new instance. The archive is unpacked and every part
+ * checked against the manifest before the instance is touched; then the instance is stopped, the
+ * backup loaded with pg_restore into a fresh database beside the instance's, its filestore
+ * unpacked beside the live one and swapped in (the replaced files kept aside), and only then the
+ * fresh database takes the old one's place: a failed load or unpack leaves the instance's data as
+ * it was, a failed promotion puts the replaced files back, and tables made after the backup do not
+ * survive a successful one. Then the instance is started again. Idempotent: it works only while
+ * the instance is `restoring`, and each step converges when run again. The last failed attempt
+ * puts the instance in `error` with the reason.
  *
- * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore
- * Job instead, while the instance is stopped, into the same staged database; a second short Job
- * settles the filestore the same way. A corrupt archive
- * is not retried: nothing was loaded, so the instance is started again on its own data.
+ * A new instance is made (database, volume, container or Deployment, server configuration) without
+ * starting its ERP: a real ERP answers its health check only once its database is initialised, and
+ * its one-off initialisation must never run on a copy. The data goes in first; only then is the
+ * copy recorded as initialised and started. Like the ERP's own copy, its filestore folder takes its
+ * own database's name and its database gets its own uuid and secret (provisioning/copy-identity.ts).
+ *
+ * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore Job
+ * instead, into the same staged database; a second short Job settles the filestore the same way.
+ * A corrupt archive is not retried: nothing was loaded, so the instance is started again on its own data.
  */
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -22,13 +25,14 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
-import { type InstanceSpec, type ObservedState, type ProvisioningBackend } from '../../../provisioning/backend.ts'
-import { ArchiveCorruptError } from '../../../provisioning/backup-runner.ts'
+import type { InstanceSpec, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import { ArchiveCorruptError, type RestoreAsCopy } from '../../../provisioning/backup-runner.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { PARTS, readArchive } from './backup-archive.ts'
+import { createInstanceWaits } from './instance-waits.ts'
 import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
@@ -62,36 +66,25 @@ export interface RestoreJobDeps {
 
 export function createRestoreJob (deps: RestoreJobDeps) {
   const { runners, store, databases, activity, transitions, log } = deps
-  const pollMs = deps.pollMs ?? 250
+  const { until } = createInstanceWaits({ timeoutMs: deps.readyTimeoutMs, pollMs: deps.pollMs ?? 250 })
 
-  async function until (backend: ProvisioningBackend, spec: InstanceSpec, states: ObservedState[], what: string, signal: AbortSignal): Promise<void> {
-    const deadline = Date.now() + deps.readyTimeoutMs
-    let seen = await backend.observe(spec)
-    while (!states.includes(seen.state) && !(states.includes('stopped') && seen.exitCode !== undefined)) {
-      if (Date.now() > deadline || signal.aborted) throw new Error(`The instance is not ${what} in time: the backend reports ${seen.state}${seen.message ? ` (${seen.message})` : ''}`)
-      await new Promise((resolve) => setTimeout(resolve, pollMs))
-      seen = await backend.observe(spec)
-    }
-  }
-
-  async function provision (backend: ProvisioningBackend, spec: InstanceSpec, instance: Instance, signal: AbortSignal): Promise<void> {
+  /** Everything a new instance needs, its ERP not started (no pod, a container only created). */
+  async function provisionStopped (backend: ProvisioningBackend, spec: InstanceSpec, instance: Instance): Promise<void> {
     if (backend.ensureTenant !== undefined) {
       await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(scopedEntityManager(deps.em, instance.tenant.id), instance.tenant.id)))
     }
-    await backend.provision(spec)
-    await until(backend, spec, ['running'], 'running', signal)
+    await backend.provision(spec, { start: false })
   }
 
   /**
    * The instance as the backend makes it. A new one gets its ERP server configuration (its own
-   * master password) and is recorded as initialised: the backup brings an initialised database,
-   * on which the ERP's one-off initialisation must never run.
+   * master password) and never the one-off initialisation: the backup brings an initialised
+   * database. It is recorded as initialised once that database is in place.
    */
   async function specOf (em: EntityManager, instance: Instance, asNew: boolean): Promise<InstanceSpec> {
     const spec = await instanceSpec(instance, databases, deps.instancesDomain)
     if (!asNew) return spec
     const secrets = await deps.credentials.ensure(em, instance)
-    await deps.credentials.markInitialised(em, instance)
     return { ...spec, erp: { masterPassword: secrets.masterPassword, initialise: false } }
   }
 
@@ -101,7 +94,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const backend = deps.backends.get(instance.backend)
       const spec = await instanceSpec(instance, databases, deps.instancesDomain)
       await backend.start(spec)
-      await until(backend, spec, ['running'], 'running', signal)
+      await until(backend, spec, 'running', signal)
       return true
     } catch {
       return false
@@ -118,18 +111,22 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
     const jobLog = log.child({ ...jobLogBindings(job), instance_id: instance.id })
     const asNew = target !== undefined
+    /** A copy's filestore is renamed after its own database, and its database gets its own identity. */
+    const copy: RestoreAsCopy | undefined = asNew ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined
     const record = (tx: EntityManager, type: string, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
-    /** The instance made (when new) and stopped, `load` run, the instance started again. */
+    /** The instance made (when new, not started) or stopped, `load` run, a copy recorded as initialised, the instance started. */
     const stoppedFor = async (spec: InstanceSpec, load: () => Promise<void>): Promise<void> => {
       const backend = deps.backends.get(instance.backend)
-      if (asNew) await provision(backend, spec, instance, job.signal) // an instance like any other first, then its data
-      await backend.stop(spec)
-      await until(backend, spec, ['stopped', 'missing'], 'stopped', job.signal)
+      if (asNew) await provisionStopped(backend, spec, instance)
+      await backend.stop(spec) // an attempt that got further may have started it
+      await until(backend, spec, 'idle', job.signal)
       await load()
+      // The data is in: from now on no start may initialise the copy's database.
+      if (asNew) await deps.credentials.markInitialised(em, instance)
       await backend.start(spec)
-      await until(backend, spec, ['running'], 'running', job.signal)
+      await until(backend, spec, 'running', job.signal)
     }
     /** The staged database takes the instance's one's place; the swapped-in files stay, or go back with the database that stays. */
     const promoteThenSettle = async (settle: (keep: 'restored' | 'replaced') => Promise<void>): Promise<void> => {
@@ -151,7 +148,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
         const spec = await specOf(em, instance, asNew)
         await stoppedFor(spec, async () => {
           const staged = await databases.stage(instance.uid)
-          await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name })
+          await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name, ...(copy === undefined ? {} : { copy }) })
           await promoteThenSettle((keep) => cluster.settleFilestore(spec, pgMajor, keep))
         })
       } else {
@@ -163,8 +160,8 @@ export function createRestoreJob (deps: RestoreJobDeps) {
           await stoppedFor(spec, async () => {
             // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
             const staged = await databases.stage(instance.uid)
-            await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database))
-            await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore))
+            await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database), copy)
+            await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore), copy)
             await promoteThenSettle((keep) => runner.settleFilestore(spec, pgMajor, keep))
           })
         } finally {

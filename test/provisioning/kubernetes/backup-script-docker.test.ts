@@ -6,7 +6,7 @@
  * the file's.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import pg from 'pg'
@@ -31,6 +31,9 @@ docker.test('the script writes a whole archive that readArchive accepts, and rep
   await db.end()
 
   const { root, data, backups } = claimFolders(t, 'kube-backup-script-')
+  // The ERP's web sessions: logins of the moment, not data.
+  mkdirSync(join(data, 'sessions', 'ab'), { recursive: true })
+  writeFileSync(join(data, 'sessions', 'ab', 'werkzeug_1.sess'), 'session\n')
   const head = JSON.stringify({ format: 1, backup_id: 5, created_at: new Date().toISOString(), instance: { id: 1, name: 'Shop', subdomain: 'shop' }, tenant: { id: 't', subdomain: 'acme' }, erp_version: '17.0', pg_major: 15 }).slice(0, -1)
   const { code, log } = await runScript(t, BACKUP_SCRIPT, { ERP_DATABASE: database, BACKUP_ID: '5', ARCHIVE: '/backups/inst-1/backup-5.tar', MANIFEST_HEAD: head }, [`${data}:/data:ro`, `${backups}:/backups`])
   t.equal(code, 0, log)
@@ -45,5 +48,16 @@ docker.test('the script writes a whole archive that readArchive accepts, and rep
   t.match(execFileSync('pg_restore', ['--list', join(out, 'database.dump')], { encoding: 'utf8' }), /TABLE DATA public partners/)
   const files = execFileSync('tar', ['-tf', join(out, 'filestore.tar')], { encoding: 'utf8' }).split('\n')
   t.ok(files.includes('data/filestore/ab/cafe') && files.includes('data/.hidden'), 'the filestore under data/, hidden files included')
+  t.same(files.filter((f) => f.includes('sessions')), [], 'the web sessions are left out')
   t.equal(readFileSync(join(data, 'filestore', 'ab', 'cafe'), 'utf8'), 'invoice-1\n')
+
+  // A volume holding nothing but sessions still makes an archive with its data/ folder.
+  for (const entry of ['filestore', '.hidden']) rmSync(join(data, entry), { recursive: true })
+  rmSync(archive)
+  const bare = await runScript(t, BACKUP_SCRIPT, { ERP_DATABASE: database, BACKUP_ID: '6', ARCHIVE: '/backups/inst-1/backup-5.tar', MANIFEST_HEAD: head }, [`${data}:/data:ro`, `${backups}:/backups`])
+  t.equal(bare.code, 0, bare.log)
+  const bareOut = join(root, 'bare')
+  mkdirSync(bareOut)
+  await readArchive(archive, bareOut)
+  t.same(execFileSync('tar', ['-tf', join(bareOut, 'filestore.tar')], { encoding: 'utf8' }).trim().split('\n'), ['data/'])
 })

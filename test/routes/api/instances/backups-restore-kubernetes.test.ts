@@ -56,6 +56,7 @@ t.test('in place: the Job loads the archive into the staged database, which take
   t.same(container.command, ['sh', '-c', RESTORE_SCRIPT])
   t.same(container.envFrom, [{ secretRef: { name: `erp-${subdomain}-db` } }])
   t.match(container.env, [{ name: 'ARCHIVE', value: `/backups/${uid}/` }, { name: 'EXPECTED_SHA256', value: ARCHIVE_SHA }, { name: 'RESTORE_DATABASE', value: `${erpDatabaseNames(uid).database}_restore` }])
+  t.same(container.env.map((e: any) => e.name).filter((name: string) => /^(FILESTORE_|NEW_DATABASE_)/.test(name)), [], 'in place: the filestore keeps its name, the database its identity')
   t.same(job.spec.template.spec.volumes.map((v: any) => v.persistentVolumeClaim), [{ claimName: `backups-${admin.subdomain}`, readOnly: true }, { claimName: `erp-${subdomain}-data`, readOnly: false }])
   t.ok(await onInstanceDatabase(databaseUrl, uid, async (db) => (await db.query('SELECT 1 FROM pg_database WHERE datname = $1', [`${erpDatabaseNames(uid).database}_restore`])).rowCount === 1), 'the staged database the Job loads into exists')
   t.ok(await hasMarker(), 'the instance\'s own database is untouched while the Job runs')
@@ -109,14 +110,17 @@ t.test('a staged database that cannot take the instance\'s place: the replaced f
   t.equal(kube.get('Job', namespace, `erp-restore-keep-replaced-${uid.slice(0, 8)}`), undefined, 'the settling Job is cleaned up')
 })
 
-t.test('as a new instance (of a deleted one): it is provisioned first, then the same Job targets its claim and database', async (t) => {
+t.test('as a new instance (of a deleted one): made with no ERP pod, the Job loads it as a copy, and only then is it recorded initialised and started', async (t) => {
   const context = await kubeApp(t)
   const { kube, app, admin, id, namespace } = context
+  const sourceUid = await instanceUid(app, id)
   const backupId = await completedBackup(context, id)
   // Deleted first: the tenant quota without a subscription holds one instance.
   t.equal((await app.inject({ method: 'DELETE', url: `/api/instances/${id}`, headers: bearer(admin.token) })).statusCode, 202)
   await waitForState(app, admin.token, id, ['deleted'], 20_000)
   const copy = uniqueSubdomain('kc')
+  // As the real ERP on a database that is not initialised: the copy's pods never turn ready until its data is in.
+  kube.holdNotReady(namespace, `erp-${copy}`, { reason: 'CrashLoopBackOff' })
   const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${backupId}/restore`, headers: bearer(admin.token), payload: { mode: 'new', name: 'Copy', subdomain: copy } })
   t.equal(restore.statusCode, 202, restore.body)
   const copyId: number = restore.json().instance_id
@@ -124,12 +128,23 @@ t.test('as a new instance (of a deleted one): it is provisioned first, then the 
   const jobName = `erp-restore-${backupId}-${uid.slice(0, 8)}`
   const job = await waitFor(async () => kube.get('Job', namespace, jobName), slow)
   t.same(job.spec.template.spec.volumes.map((v: any) => v.persistentVolumeClaim.claimName), [`backups-${admin.subdomain}`, `erp-${copy}-data`])
-  t.same(job.spec.template.spec.containers[0].envFrom, [{ secretRef: { name: `erp-${copy}-db` } }])
-  t.equal(kube.get('Deployment', namespace, `erp-${copy}`)?.spec?.replicas, 0, 'provisioned, then scaled to 0 for the Job')
+  const container = job.spec.template.spec.containers[0]
+  t.same(container.envFrom, [{ secretRef: { name: `erp-${copy}-db` } }])
+  t.match(container.env, [{ name: 'ARCHIVE' }, { name: 'EXPECTED_SHA256' }, { name: 'RESTORE_DATABASE', value: `${erpDatabaseNames(uid).database}_restore` },
+    { name: 'FILESTORE_FROM', value: erpDatabaseNames(sourceUid).database }, { name: 'FILESTORE_TO', value: erpDatabaseNames(uid).database }, { name: 'NEW_DATABASE_IDENTITY', value: '1' }],
+  'a copy: the filestore folder takes the copy\'s database name, the database gets its own identity')
+  t.equal(kube.get('Deployment', namespace, `erp-${copy}`)?.spec?.replicas, 0, 'made with 0 replicas')
+  const erpPods = () => (kube.list('Pod', namespace) as any[]).filter((p) => p.metadata.name.startsWith(`erp-${copy}-`) && !p.metadata.name.startsWith(`erp-${copy}-init`))
+  t.same(erpPods(), [], 'no ERP pod has run on the empty database')
   t.equal(kube.get('Job', namespace, `erp-${copy}-init`), undefined, 'no first-start initialisation: the database comes from the backup')
+  const initialised = async () => (await app.sql<{ initialised: boolean }>({ text: 'SELECT initialised_at IS NOT NULL AS initialised FROM instance_erp_credentials WHERE instance_id = $1', values: [copyId] }))[0]?.initialised
+  t.equal(await initialised(), false, 'not recorded initialised while its database is empty')
   kube.setPodLogs(namespace, jobName, `${RESTORE_MARK} ok\n`)
   kube.completeJob(namespace, jobName)
   await settles(t, kube, namespace, copy, uid, 'restored')
+  await waitFor(async () => kube.get('Deployment', namespace, `erp-${copy}`)?.spec?.replicas === 1, slow)
+  t.equal(await initialised(), true, 'recorded initialised once the data is in, before its ERP starts')
+  kube.releaseHold(namespace, `erp-${copy}`)
   t.equal((await waitForState(app, admin.token, copyId, ['running'], 20_000)).state, 'running')
   const types = await app.sql<{ type: string }>({ text: "SELECT type FROM activities WHERE instance_id = $1 AND target_type = 'backup' ORDER BY id", values: [copyId] })
   t.same(types.map((a) => a.type), ['backup.restore_requested', 'backup.restored'])
