@@ -112,6 +112,12 @@ if (seed.demoAdmin !== undefined) {
   lines.push(`  Demo login:    ${config.DEMO_ADMIN_EMAIL} (password shown on first start, or DEMO_ADMIN_PASSWORD)`)
 }
 console.log(lines.join('\n') + '\n')
+// What an instance will need on each enabled backend (the engine, the image, a database reachable from a container),
+// checked now rather than at the first instance: one line per problem, naming the setting that fixes it.
+app.instances.backends.startupProblems().then(
+  (problems) => { for (const problem of problems) console.error(`Not ready for instances: ${problem}`) },
+  (error: Error) => { app.log.warn({ err: error }, 'the start-up check of the instance backends failed') }
+)
 authServer?.listening.then(
   (url) => { console.log(`  Auth server:   listening on ${url}, behind ${config.BASE_URL}\n`) },
   (error: Error) => { app.log.error({ err: error }, 'the auth server did not start') }

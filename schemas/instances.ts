@@ -30,7 +30,7 @@ const Common = {
   backend: Backend,
   state: InstanceState,
   status: Type.Enum(INSTANCE_STATES, { description: 'What the backend was last seen doing; the state until first seen' }),
-  status_message: Nullable(Type.String({ description: 'Why the instance is in `error`' }))
+  status_message: Nullable(Type.String({ description: 'Why the instance is in `error`, or what is being retried while an attempt failed' }))
 }
 
 export const InstanceSummary = Type.Object({
@@ -47,6 +47,11 @@ export const InstanceDetail = Type.Object({
   cpu: FiniteNumber({ description: 'CPU limit, cores' }),
   database_name: Type.String({ description: 'The ERP database (also the name of its login role)' }),
   postgres_db: Type.String({ description: 'Where the database lives: `host:port/database`, as the instance reaches it' }),
+  local_url: Nullable(Type.String({
+    description: 'Where the instance opens from the machine that runs the service, without a proxy or DNS name: `http://127.0.0.1:<port>` ' +
+      'while a Docker instance runs with its port published (DOCKER_PUBLISH_PORTS); null otherwise. `url` is its public address.',
+    examples: ['http://127.0.0.1:32768']
+  })),
   last_backup: Nullable(Minute),
   last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' })
 }, { description: 'An instance in full' })

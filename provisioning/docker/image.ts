@@ -1,5 +1,11 @@
 import type Docker from 'dockerode'
+import { unretryable } from '../unretryable.ts'
 import { DockerEngineError, statusOf, type EngineCall } from './engine-calls.ts'
+
+/** A registry that is busy or slow may answer next time; anything else it says about the image, it will say again. */
+const PASSING = /toomanyrequests|too many requests|timeout|timed out|temporar|503 Service|502 Bad/i
+
+export const IMAGE_UNAVAILABLE = 'The ERP software for this version is not available on the hosting platform; support has to provide it before the instance can be created.'
 
 /** Makes sure `image` is in the engine: already there, or pulled once; else a clear error. */
 export async function ensureImage (docker: Docker, call: EngineCall, image: string, pullTimeoutMs: number): Promise<void> {
@@ -21,8 +27,9 @@ export async function ensureImage (docker: Docker, call: EngineCall, image: stri
     }, pullTimeoutMs)
   } catch (error) {
     if (!(error instanceof DockerEngineError)) throw error
-    throw new DockerEngineError('pull', image,
+    const failure = new DockerEngineError('pull', image,
       `image ${image} is not in the Docker engine and could not be pulled (${error.message}); ` +
       'pull or build it on the Docker host, or check the image template (ERP_IMAGE)', error.statusCode, { cause: error })
+    throw PASSING.test(error.message) ? failure : unretryable(failure, IMAGE_UNAVAILABLE)
   }
 }

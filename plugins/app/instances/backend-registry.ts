@@ -1,11 +1,21 @@
+import type { FastifyBaseLogger } from 'fastify'
 import { BackendUnavailableError, type BackendName, type ProvisioningBackend } from '../../../provisioning/backend.ts'
-import { BackendUnavailable } from './instances.errors.ts'
+import type { DockerServeChecks } from '../../../provisioning/serve-checks.ts'
+import { BackendNotReady, BackendUnavailable } from './instances.errors.ts'
 
 export interface BackendRegistry {
   /** Every backend this installation offers (INSTANCE_BACKENDS). */
   readonly enabled: BackendName[]
   /** The backend, known to answer (checked at most every few seconds); 503 otherwise, saying what to configure. */
   require: (name: BackendName) => Promise<ProvisioningBackend>
+  /**
+   * As `require`, and the backend can serve a new instance of `erpVersion` (its image, its
+   * database reachable from a container): 503 INSTANCE_BACKEND_NOT_READY in the tenant's words
+   * otherwise, the operator's reason logged.
+   */
+  requireServing: (name: BackendName, erpVersion: string) => Promise<ProvisioningBackend>
+  /** One line per problem an instance would meet on each enabled backend, with the setting that fixes it (printed at start). */
+  startupProblems: () => Promise<string[]>
   /** The backend without a check (jobs: a failing call is retried); 503 when not configured. */
   get: (name: BackendName) => ProvisioningBackend
   /** The backend when it is enabled and configured here; undefined otherwise. */
@@ -21,10 +31,13 @@ const CHECK_TTL_MS = 5000
  * The backends of this installation. `notConfigured` explains, per enabled
  * backend that could not be set up, how to set it up (e.g. KUBECONFIG).
  */
-export function createBackendRegistry ({ enabled, backends, notConfigured }: {
+export function createBackendRegistry ({ enabled, backends, notConfigured, serveChecks = {}, log }: {
   enabled: BackendName[]
   backends: Partial<Record<BackendName, ProvisioningBackend>>
   notConfigured: Partial<Record<BackendName, string>>
+  /** What a backend needs beyond answering (provisioning/serve-checks.ts). */
+  serveChecks?: Partial<Record<BackendName, DockerServeChecks>>
+  log?: Pick<FastifyBaseLogger, 'warn'>
 }): BackendRegistry {
   const checkedAt = new Map<BackendName, number>()
 
@@ -43,26 +56,54 @@ export function createBackendRegistry ({ enabled, backends, notConfigured }: {
     return backend
   }
 
+  async function require (name: BackendName): Promise<ProvisioningBackend> {
+    const backend = get(name)
+    const last = checkedAt.get(name)
+    if (last !== undefined && Date.now() - last < CHECK_TTL_MS) return backend
+    try {
+      await backend.check()
+    } catch (error) {
+      checkedAt.delete(name)
+      if (error instanceof BackendUnavailableError) {
+        throw BackendUnavailable(`${error.message}: ${error.hint}`, { backend: name, hint: error.hint })
+      }
+      throw error
+    }
+    checkedAt.set(name, Date.now())
+    return backend
+  }
+
   return {
     enabled,
     get,
     find: (name) => enabled.includes(name) ? backends[name] : undefined,
     all: () => enabled.flatMap((name) => backends[name] === undefined ? [] : [backends[name]]),
-    async require (name) {
-      const backend = get(name)
-      const last = checkedAt.get(name)
-      if (last !== undefined && Date.now() - last < CHECK_TTL_MS) return backend
-      try {
-        await backend.check()
-      } catch (error) {
-        checkedAt.delete(name)
-        if (error instanceof BackendUnavailableError) {
-          throw BackendUnavailable(`${error.message}: ${error.hint}`, { backend: name, hint: error.hint })
+    require,
+    async requireServing (name, erpVersion) {
+      const backend = await require(name)
+      const problems = await serveChecks[name]?.problems(erpVersion) ?? []
+      if (problems.length === 0) return backend
+      for (const problem of problems) log?.warn({ backend: name, erpVersion }, `An instance was refused: ${problem.reason}`)
+      throw BackendNotReady(problems[0]!.tenantMessage, { backend: name })
+    },
+    async startupProblems () {
+      const lines: string[] = []
+      for (const name of enabled) {
+        const backend = backends[name]
+        if (backend === undefined) {
+          lines.push(`Instances on ${name}: not configured: ${notConfigured[name] ?? 'configure it'} (or leave ${name} out of INSTANCE_BACKENDS)`)
+          continue
         }
-        throw error
+        try {
+          await backend.check()
+        } catch (error) {
+          const hint = error instanceof BackendUnavailableError ? `: ${error.hint}` : ''
+          lines.push(`Instances on ${name}: ${(error as Error).message}${hint}`)
+          continue
+        }
+        for (const problem of await serveChecks[name]?.problems() ?? []) lines.push(`Instances on ${name}: ${problem.reason}`)
       }
-      checkedAt.set(name, Date.now())
-      return backend
+      return lines
     },
     async close () {
       await Promise.allSettled(Object.values(backends).map(async (backend) => backend?.close?.()))

@@ -14,6 +14,7 @@ import type { InstanceTransitions } from './instance-transitions.ts'
 import type { InstanceJobData } from './instances.service.ts'
 import { instanceSpec } from './instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
+import { describeFailure, retryingMessage } from './job-failures.ts'
 
 export interface InstanceJobDeps {
   /** The root EntityManager; each job forks a tenant-scoped one. */
@@ -193,11 +194,16 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
       if (moved === undefined) await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)
     } catch (error) {
       if (await cleanUpIfDeleted(tenantId, instanceId, action, jobLog)) return
-      const message = error instanceof Error ? error.message : String(error)
-      const last = job.retryCount >= job.retryLimit
-      jobLog.warn({ err: error, action, attempt: job.retryCount + 1, last }, 'Instance job attempt failed')
-      if (!last) throw error
-      await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: 'error', message }))
+      // The tenant reads the problem in their words; the error itself (hosts, settings) is for this log line.
+      const failure = describeFailure(error, action)
+      const last = job.retryCount >= job.retryLimit || !failure.retryable
+      jobLog.warn({ err: error, action, attempt: job.retryCount + 1, last, retryable: failure.retryable }, 'Instance job attempt failed')
+      if (!last) {
+        const retrying = retryingMessage(failure, action, job.retryCount + 1, job.retryLimit + 1)
+        await scopedEntityManager(deps.em, tenantId).nativeUpdate(Instance, { id: instanceId, state: rule.during }, { statusMessage: retrying })
+        throw error
+      }
+      await scopedEntityManager(deps.em, tenantId).transactional((tx) => transitions.moveIf(tx, actor, instanceId, [rule.during], { to: 'error', message: failure.tenantMessage }))
     }
   }
 }

@@ -18,6 +18,17 @@ const TITLES: Record<InstanceState, string> = {
   restoring: 'is being restored from a backup'
 }
 
+/** The activity feed keeps titles to 300 characters: a longer one ends at a word, with an ellipsis. */
+const TITLE_MAX = 300
+const MESSAGE_MAX = 500
+
+export function clipAtWord (text: string, max: number): string {
+  if (text.length <= max) return text
+  const cut = text.slice(0, max - 1)
+  const space = cut.lastIndexOf(' ')
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`
+}
+
 export interface Move {
   to: InstanceState
   /** What the backend shows, when known. */
@@ -36,10 +47,10 @@ export function createInstanceTransitions ({ activity }: { activity: ActivitySer
     assertMove(instance.state, move.to)
     instance.state = move.to
     instance.status = move.status === undefined ? move.to : move.status
-    instance.statusMessage = move.message === undefined ? null : move.message?.slice(0, 500) ?? null
+    instance.statusMessage = move.message === undefined || move.message === null ? null : clipAtWord(move.message, MESSAGE_MAX)
     activity.record(tx, actor, {
       type: `instance.${move.to}`,
-      title: move.title ?? `Instance ${instance.name} ${TITLES[move.to]}${move.to === 'error' && move.message ? `: ${move.message}` : ''}`,
+      title: clipAtWord(move.title ?? `Instance ${instance.name} ${TITLES[move.to]}${move.to === 'error' && move.message ? `: ${move.message}` : ''}`, TITLE_MAX),
       targetType: 'instance',
       targetId: String(instance.id),
       instanceId: instance.id

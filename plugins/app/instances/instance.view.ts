@@ -37,6 +37,8 @@ export interface InstanceDetailView {
   database_name: string
   /** Where the database lives: `host:port/database` (no credentials). */
   postgres_db: string
+  /** Where it opens from the machine that runs the service (a published loopback port); null when there is none. */
+  local_url: string | null
   last_backup: string | null
   last_sync: string | null
 }
@@ -80,6 +82,7 @@ export function toInstanceDetail (instance: Instance, extra: {
   databaseName: string
   databaseLocation: string
   databaseBytes: number | undefined
+  localUrl?: string | undefined
 }): InstanceDetailView {
   return {
     id: instance.id,
@@ -98,6 +101,7 @@ export function toInstanceDetail (instance: Instance, extra: {
     cpu: instance.cpuMillicores / 1000,
     database_name: extra.databaseName,
     postgres_db: extra.databaseLocation,
+    local_url: extra.localUrl ?? null,
     last_backup: minuteStamp(instance.lastBackupAt),
     last_sync: minuteStamp(instance.lastSyncAt)
   }

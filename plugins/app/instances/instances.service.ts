@@ -39,6 +39,8 @@ export interface InstancesServiceDeps {
   erpVersions: readonly string[]
   imageTemplate: string
   instancesDomain: string
+  /** Where an instance opens from this machine (a published loopback port), when its backend has such an address. */
+  localUrl?: (instance: Instance) => Promise<string | undefined>
   log: Pick<FastifyBaseLogger, 'warn'>
 }
 
@@ -55,16 +57,20 @@ export function createInstancesService (deps: InstancesServiceDeps) {
   }
 
   async function detail (instance: Instance): Promise<InstanceDetailView> {
-    const sizes = await databases.sizes([instance.uid]).catch((error: unknown) => {
-      deps.log.warn({ err: error, instance_id: instance.id }, 'Database size unavailable; database_size answered as null')
-      return new Map<string, number>()
-    })
+    const [sizes, localUrl] = await Promise.all([
+      databases.sizes([instance.uid]).catch((error: unknown) => {
+        deps.log.warn({ err: error, instance_id: instance.id }, 'Database size unavailable; database_size answered as null')
+        return new Map<string, number>()
+      }),
+      deps.localUrl?.(instance).catch(() => undefined)
+    ])
     const { database } = databases.namesFor(instance.uid)
     return toInstanceDetail(instance, {
       domain: instancesDomain,
       databaseName: database,
       databaseLocation: `${databases.host}:${databases.port}/${database}`,
-      databaseBytes: sizes.get(instance.uid)
+      databaseBytes: sizes.get(instance.uid),
+      localUrl
     })
   }
 
@@ -75,7 +81,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
 
   async function record (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'provisioning' | 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<Instance> {
     const checked = checkInstanceInput(input, deps.erpVersions)
-    await backends.require(checked.backend)
+    await backends.requireServing(checked.backend, checked.erpVersion)
     try {
       return await em.transactional(async (tx) => {
         await limits.assertInstanceSlot(tx, actor.tenantId)

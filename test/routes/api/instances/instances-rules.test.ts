@@ -74,7 +74,7 @@ t.test('list, detail and status: own instances only, with the documented fields'
   t.equal(list.json().instances[0].url, 'https://acme-live.erp.example.com')
 
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
-  t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'id', 'last_backup', 'last_sync', 'memory', 'name',
+  t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'id', 'last_backup', 'last_sync', 'local_url', 'memory', 'name',
     'postgres_db', 'state', 'status', 'status_message', 'storage', 'subdomain', 'url', 'version'])
   // The database is named after the instance's uid, which the API never shows.
   const [{ uid }] = await app.sql<{ uid: string }>({ text: 'SELECT uid FROM instances WHERE id = $1', values: [id] }) as [{ uid: string }]

@@ -1,0 +1,70 @@
+/**
+ * What a failed instance job tells the tenant, and whether another attempt can
+ * help. The errors of the backends and the database name hosts, settings and
+ * engine internals: those go to the log; the instance's status message and its
+ * activity name the problem in the tenant's words.
+ */
+import { BackendUnavailableError } from '../../../provisioning/backend.ts'
+import { DockerEngineError } from '../../../provisioning/docker/engine-calls.ts'
+import { isUnretryable } from '../../../provisioning/unretryable.ts'
+import type { InstanceAction } from './instance-states.ts'
+
+export interface JobFailure {
+  /** For the instance's status_message and its activity. */
+  tenantMessage: string
+  /** False when another attempt would meet the same refusal. */
+  retryable: boolean
+}
+
+/** A job's own account of what the backend showed (e.g. "Not running in time: …"): already in the tenant's words. */
+export class JobOutcomeError extends Error {
+  override name = 'JobOutcomeError'
+}
+
+const VERBS: Record<InstanceAction, string> = {
+  provision: 'create the instance',
+  start: 'start the instance',
+  restart: 'restart the instance',
+  stop: 'stop the instance',
+  delete: 'delete the instance'
+}
+
+const NOUNS: Record<InstanceAction, string> = {
+  provision: 'Creating the instance',
+  start: 'Starting the instance',
+  restart: 'Restarting the instance',
+  stop: 'Stopping the instance',
+  delete: 'Deleting the instance'
+}
+
+/** An error raised below us (an engine, a socket, a database server, an HTTP API), anywhere in the cause chain. */
+function isInfrastructure (error: unknown): boolean {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const fields = current as { syscall?: unknown, severity?: unknown, body?: unknown, code?: unknown }
+    if (typeof fields.syscall === 'string' || typeof fields.severity === 'string') return true
+    if (typeof fields.code === 'number' && 'body' in (current as object)) return true // a Kubernetes ApiException
+  }
+  return false
+}
+
+export function describeFailure (error: unknown, action: InstanceAction): JobFailure {
+  if (isUnretryable(error)) return { tenantMessage: error.tenantMessage, retryable: false }
+  if (error instanceof BackendUnavailableError) {
+    return { tenantMessage: `The hosting platform did not answer, so the platform could not ${VERBS[action]}.`, retryable: true }
+  }
+  if (error instanceof DockerEngineError) {
+    if (error.statusCode === 400) return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
+    return { tenantMessage: `The hosting platform could not ${VERBS[action]}.`, retryable: true }
+  }
+  const code = (error as { code?: unknown } | undefined)?.code
+  if (typeof code === 'number' && (code === 400 || code === 422) && isInfrastructure(error)) {
+    return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
+  }
+  if (isInfrastructure(error)) return { tenantMessage: `The platform could not ${VERBS[action]} because of an internal error.`, retryable: true }
+  return { tenantMessage: error instanceof Error ? error.message : String(error), retryable: true }
+}
+
+/** The status message while another attempt is pending. */
+export function retryingMessage (failure: JobFailure, action: InstanceAction, attempt: number, attempts: number): string {
+  return `${NOUNS[action]} failed (attempt ${attempt} of ${attempts}) and is being retried: ${failure.tenantMessage}`
+}
