@@ -46,6 +46,10 @@ export function createProvisioning (config: AppConfig, { serviceDatabaseUrl, log
       stopTimeoutSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
       backupImage: config.BACKUP_IMAGE,
       initTimeoutMs: config.ERP_INIT_TIMEOUT_SECONDS * 1000,
+      callTimeoutMs: config.DOCKER_CALL_TIMEOUT_SECONDS * 1000,
+      createTimeoutMs: config.DOCKER_CREATE_TIMEOUT_SECONDS * 1000,
+      removeTimeoutMs: config.DOCKER_REMOVE_TIMEOUT_SECONDS * 1000,
+      pullTimeoutMs: config.DOCKER_PULL_TIMEOUT_SECONDS * 1000,
       healthCheck: {
         command: ['CMD-SHELL', config.ERP_HEALTHCHECK],
         intervalMs: config.ERP_HEALTHCHECK_INTERVAL_SECONDS * 1000,

@@ -62,7 +62,11 @@ export const INSTANCES_SECTIONS = {
       description: 'User-defined network to attach instance containers to (and tell Traefik about). The engine is DOCKER_HOST, or the default socket.',
       examples: ['traefik']
     })),
-    DOCKER_PUBLISH_PORTS: Type.Boolean({ default: true, description: 'Publish each instance\'s port on 127.0.0.1 (development without a proxy).' })
+    DOCKER_PUBLISH_PORTS: Type.Boolean({ default: true, description: 'Publish each instance\'s port on 127.0.0.1 (development without a proxy).' }),
+    DOCKER_CALL_TIMEOUT_SECONDS: seconds(1, 300, 10, 'Bound on each quick Docker engine call (inspect, start, list, volume create…); past it the engine counts as not answering and the job retries.'),
+    DOCKER_CREATE_TIMEOUT_SECONDS: seconds(5, 3600, 120, 'Bound on creating a container: on a slow storage driver (vfs) a 1.4 GB ERP image takes 10-50 s. A retry after a timeout reuses (and configures) the container the engine made meanwhile.'),
+    DOCKER_REMOVE_TIMEOUT_SECONDS: seconds(5, 3600, 120, 'Bound on removing a container or volume, and on waiting for a removal already in progress (7-17 s for the ERP on vfs).'),
+    DOCKER_PULL_TIMEOUT_SECONDS: seconds(10, 7200, 600, 'Bound on pulling a missing image.')
   },
   Kubernetes: {
     KUBECONFIG: Type.Optional(Type.String({

@@ -32,11 +32,21 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     await call('put archive', what, (signal) => container.putArchive(configArchive(spec), { path: '/', abortSignal: signal }))
   }
 
+  /** Removes the container, or waits for a removal already in progress (409) to end. */
   async function removeIfThere (name: string): Promise<void> {
+    const deadline = Date.now() + options.removeTimeoutMs
     try {
-      await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, abortSignal: signal }))
+      await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, abortSignal: signal }), options.removeTimeoutMs)
     } catch (error) {
-      if (statusOf(error) !== 404) throw error
+      if (statusOf(error) === 404) return
+      if (statusOf(error) !== 409) throw error
+    }
+    while (await call('inspect', name, (signal) => docker.getContainer(name).inspect({ abortSignal: signal })).then(() => true, (error: unknown) => {
+      if (statusOf(error) === 404) return false
+      throw error
+    })) {
+      if (Date.now() > deadline) throw new DockerEngineError('remove', name, `${name} is still being removed after ${options.removeTimeoutMs} ms`, 409)
+      await new Promise((resolve) => setTimeout(resolve, 250))
     }
   }
 
@@ -108,7 +118,7 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
         Labels: { ...options.labels, [LABELS.managed]: 'init', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain },
         HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
         abortSignal: signal
-      } as Docker.ContainerCreateOptions))
+      } as Docker.ContainerCreateOptions), options.createTimeoutMs)
       let container: Docker.Container
       try {
         container = await create()

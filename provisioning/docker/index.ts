@@ -9,8 +9,9 @@ import { mkdir } from 'node:fs/promises'
 import type Docker from 'dockerode'
 import { BackendUnavailableError, type InstanceSpec, type Observation, type ProvisioningBackend } from '../backend.ts'
 import { addonsHostPath, containerConfig } from './container-config.ts'
-import { createEngineCall, describeEndpoint, DOCKER_HINT, DockerEngineError, statusOf } from './engine-calls.ts'
+import { createEngineCall, describeEndpoint, DOCKER_HINT, statusOf } from './engine-calls.ts'
 import { createDockerBackupRunner } from './backup-runner.ts'
+import { createContainerLookups } from './container-lookups.ts'
 import { createDockerErpSetup } from './erp-setup.ts'
 import { ensureImage } from './image.ts'
 import { createDockerLogs } from './logs.ts'
@@ -29,21 +30,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
   const stopCallMs = options.callTimeoutMs + options.stopTimeoutSeconds * 1000
   const readUsage = createDockerUsage(docker, call)
   const erp = createDockerErpSetup(docker, call, options)
-
-  async function inspect (name: string): Promise<Docker.ContainerInspectInfo | undefined> {
-    try {
-      return await call('inspect', name, (signal) => docker.getContainer(name).inspect({ abortSignal: signal }))
-    } catch (error) {
-      if (statusOf(error) === 404) return undefined
-      throw error
-    }
-  }
-
-  async function inspectExisting (name: string, why: string): Promise<Docker.ContainerInspectInfo> {
-    const info = await inspect(name)
-    if (info === undefined) throw new DockerEngineError(why, name, `cannot ${why} ${name}: there is no such container (provision the instance first)`, 404)
-    return info
-  }
+  const { inspect, inspectExisting, waitUntil, settled } = createContainerLookups(docker, call, options)
 
   async function startContainer (name: string, info: Docker.ContainerInspectInfo): Promise<void> {
     if (info.State.Paused) {
@@ -70,11 +57,16 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     const labels = { ...options.labels, [LABELS.managed]: 'true', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain }
     await call('volume create', volume, (signal) => docker.createVolume({ Name: volume, Labels: labels, abortSignal: signal }))
     await erp.initialise(spec)
-    try {
-      await call('create', name, (signal) => docker.createContainer({ ...config, abortSignal: signal }))
-    } catch (error) {
-      if (statusOf(error) !== 409) throw error // 409: a racing provision created it first
+    const createIt = async (): Promise<void> => {
+      try {
+        await call('create', name, (signal) => docker.createContainer({ ...config, abortSignal: signal }), options.createTimeoutMs)
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error // 409: a racing provision created it first
+      }
     }
+    await createIt()
+    // The name may be held by a removal still in progress (an earlier remove that timed out): wait it out, then create.
+    if (await settled(name) === undefined) await createIt()
   }
 
   /**
@@ -91,23 +83,6 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       return true
     }
     return false
-  }
-
-  /**
-   * Polls inspect until the container is there (`present`) or gone, bounded by
-   * the call timeout: a racing create holds the name (409) a moment before
-   * inspect finds the container, and a racing remove answers 409 until done.
-   */
-  async function waitUntil (name: string, present: true, why: string): Promise<Docker.ContainerInspectInfo>
-  async function waitUntil (name: string, present: false, why: string): Promise<undefined>
-  async function waitUntil (name: string, present: boolean, why: string): Promise<Docker.ContainerInspectInfo | undefined> {
-    const deadline = Date.now() + options.callTimeoutMs
-    while (true) {
-      const info = await inspect(name)
-      if ((info !== undefined) === present) return info
-      if (Date.now() > deadline) throw new DockerEngineError(why, name, `${name} is still ${present ? 'missing' : 'there'} after ${options.callTimeoutMs} ms of a concurrent ${why}`, 409)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
   }
 
   /** An entry the list did not say enough about; undefined when it was removed since. */
@@ -134,7 +109,8 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
 
     async provision (spec, { start = true } = {}) {
       const name = containerName(spec.subdomain)
-      let info = await inspect(name)
+      // A container an earlier attempt left (e.g. its create timed out) is reused and configured below.
+      let info = await settled(name)
       if (info === undefined) {
         await create(spec, name)
         info = await waitUntil(name, true, 'create')
@@ -175,17 +151,25 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
     async remove (spec) {
       const name = containerName(spec.subdomain)
       try {
-        await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, v: true, abortSignal: signal }), stopCallMs)
+        await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, v: true, abortSignal: signal }), options.removeTimeoutMs)
       } catch (error) {
         const status = statusOf(error)
         if (status === 409) await waitUntil(name, false, 'remove')
         else if (status !== 404) throw error
       }
       const volume = dataVolumeName(spec.subdomain)
-      try {
-        await call('volume remove', volume, (signal) => docker.getVolume(volume).remove({ abortSignal: signal }))
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error
+      const deadline = Date.now() + options.removeTimeoutMs
+      while (true) {
+        try {
+          await call('volume remove', volume, (signal) => docker.getVolume(volume).remove({ abortSignal: signal }), options.removeTimeoutMs)
+          break
+        } catch (error) {
+          const status = statusOf(error)
+          if (status === 404) break
+          // 409: still in use by the container whose removal the engine is finishing.
+          if (status !== 409 || Date.now() > deadline) throw error
+          await new Promise((resolve) => setTimeout(resolve, 250))
+        }
       }
     },
 

@@ -30,8 +30,12 @@ export interface DockerBackendOptions {
   publishPort?: boolean
   /** Default: Odoo's /web/health with curl; `null` for none. */
   healthCheck?: HealthCheckOptions | null
-  /** Bound on every engine call (default 10 000). */
+  /** Bound on every quick engine call (default 10 000). */
   callTimeoutMs?: number
+  /** Bound on creating a container, and on waiting for one a racing create holds (default 120 000: a big image on vfs takes 10-50 s). */
+  createTimeoutMs?: number
+  /** Bound on removing a container or volume, and on waiting for a removal in progress (default 120 000). */
+  removeTimeoutMs?: number
   /** Bound on pulling a missing image (default 600 000). */
   pullTimeoutMs?: number
   /** Bound on the ERP's one-off database initialisation at first start (default 600 000). */
@@ -70,6 +74,8 @@ export function resolveOptions (options: DockerBackendOptions): ResolvedOptions 
     publishPort: options.publishPort ?? false,
     healthCheck: options.healthCheck === undefined ? DEFAULT_HEALTH_CHECK : options.healthCheck,
     callTimeoutMs: options.callTimeoutMs ?? 10_000,
+    createTimeoutMs: options.createTimeoutMs ?? 120_000,
+    removeTimeoutMs: options.removeTimeoutMs ?? 120_000,
     pullTimeoutMs: options.pullTimeoutMs ?? 600_000,
     initTimeoutMs: options.initTimeoutMs ?? 600_000,
     stopTimeoutSeconds: options.stopTimeoutSeconds ?? 30,

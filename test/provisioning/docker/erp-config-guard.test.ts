@@ -6,33 +6,18 @@
  * retry configures it before it runs. A start or restart of a container whose file was removed or
  * altered puts it back (and restarts an ERP that was running without it).
  */
-import { randomBytes } from 'node:crypto'
 import { pack } from 'tar-stream'
 import t, { type Test } from 'tap'
-import { createErpDatabases } from '../../../provisioning/erp-database.ts'
 import { containerConfig } from '../../../provisioning/docker/container-config.ts'
 import { resolveOptions } from '../../../provisioning/docker/options.ts'
-import { erpInitialiseCommand } from '../../../provisioning/erp/server-config.ts'
 import type { InstanceSpec } from '../../../provisioning/backend.ts'
 import { dockerClient, execIn, publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../support/docker/engine.ts'
-import { dockerFixture, tenantName, waitForState } from './helpers.ts'
+import { dockerFixture, erpSpec, initialiseDirectly, waitForState, WEB_HEALTH_CHECK } from './helpers.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
 const fx = await dockerFixture(t, engine.available)
 const docker = engine.docker
-const WEB_HEALTH = { command: ['CMD-SHELL', 'wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1'], intervalMs: 250, timeoutMs: 2000, retries: 2 }
 const DISABLED = 'The database manager has been disabled by the administrator'
-
-/** A spec on a real database and role of the test PostgreSQL, with an ERP setup. */
-async function realSpec (t: Test): Promise<InstanceSpec> {
-  const databases = createErpDatabases({ adminUrl: process.env.TEST_DATABASE_URL ?? '', passwordKey: randomBytes(32) })
-  const spec = fx.spec(tenantName())
-  t.teardown(async () => {
-    await databases.drop(spec.instanceId)
-    await databases.close()
-  })
-  return { ...spec, database: await databases.ensure(spec.instanceId), erp: { masterPassword: `m-${randomBytes(12).toString('hex')}`, initialise: true } }
-}
 
 async function endpoint (spec: InstanceSpec): Promise<string> {
   return `http://127.0.0.1:${publishedPort(await docker.getContainer(`erp-${spec.subdomain}`).inspect())}`
@@ -60,16 +45,13 @@ function configTar (text: string): NodeJS.ReadableStream {
 }
 
 engine.test('a first attempt that failed after the engine made the container: the retry configures it, the manager stays closed', async (t) => {
-  const options = { publishPort: true, healthCheck: WEB_HEALTH }
+  const options = { publishPort: true, healthCheck: WEB_HEALTH_CHECK }
   const backend = fx.backend(options)
-  const spec = await realSpec(t)
+  const spec = await erpSpec(t, fx)
   t.teardown(() => backend.remove(spec))
   // What the failed attempt left: the database initialised, the container made, nothing written into it.
   const config = containerConfig(spec, resolveOptions({ docker: dockerClient(), imageTemplate: `${fx.imageRepo}:{version}`, addonsRoot: fx.addonsRoot, labels: fx.run.labels, ...options }))
-  const init = await docker.createContainer({ Image: config.Image, Env: config.Env, Cmd: erpInitialiseCommand(spec.database.name), Labels: fx.run.labels, HostConfig: { ExtraHosts: config.HostConfig?.ExtraHosts } })
-  await init.start()
-  t.equal((await init.wait() as { StatusCode: number }).StatusCode, 0, 'the database was initialised')
-  await init.remove()
+  t.equal(await initialiseDirectly(config, spec.database.name, fx.run.labels), 0, 'the database was initialised')
   const leftover = await docker.createContainer(config)
   // Run as it is (what the retry used to do): the image's default configuration opens the database to anyone.
   await leftover.start()
@@ -86,8 +68,8 @@ engine.test('a first attempt that failed after the engine made the container: th
 })
 
 engine.test('start and restart put back a configuration removed or altered, restarting an ERP that ran without it', async (t) => {
-  const backend = fx.backend({ publishPort: true, healthCheck: WEB_HEALTH })
-  const spec = await realSpec(t)
+  const backend = fx.backend({ publishPort: true, healthCheck: WEB_HEALTH_CHECK })
+  const spec = await erpSpec(t, fx)
   t.teardown(() => backend.remove(spec))
   const container = docker.getContainer(`erp-${spec.subdomain}`)
   await backend.provision(spec)

@@ -4,12 +4,15 @@
  * that removes them, and polling `observe` until a state.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
+import type Docker from 'dockerode'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import type { InstanceSpec, ObservedState, Observation, ProvisioningBackend } from '../../../provisioning/backend.ts'
 import { createDockerBackend, type DockerBackendOptions } from '../../../provisioning/docker/index.ts'
+import { createErpDatabases } from '../../../provisioning/erp-database.ts'
+import { erpInitialiseCommand } from '../../../provisioning/erp/server-config.ts'
 import { cleanupContainers, DEFAULT_TEST_IMAGE, dockerClient, newTestRun, testImage, TEST_IMAGE_PORT, type TestRun } from '../../support/docker/engine.ts'
 
 /** The test image answers /healthz; busybox wget stands in for Odoo's curl. */
@@ -111,5 +114,38 @@ export async function volumeExists (name: string): Promise<boolean> {
   } catch (error) {
     if ((error as { statusCode?: number }).statusCode === 404) return false
     throw error
+  }
+}
+
+/** The stand-in's Odoo health check: passes once the configured database is initialised. */
+export const WEB_HEALTH_CHECK = {
+  command: ['CMD-SHELL', `wget -q -O /dev/null http://127.0.0.1:${TEST_IMAGE_PORT}/web/health || exit 1`],
+  intervalMs: 250,
+  timeoutMs: 2000,
+  retries: 2
+}
+
+/**
+ * A spec of `fx` on a real database and role of the test PostgreSQL (dropped in teardown), with an
+ * ERP setup (a fresh master password; `initialise` true), so the stand-in's database lives there.
+ */
+export async function erpSpec (t: Test, fx: DockerFixture): Promise<InstanceSpec> {
+  const databases = createErpDatabases({ adminUrl: process.env.TEST_DATABASE_URL ?? '', passwordKey: randomBytes(32) })
+  const spec = fx.spec(tenantName())
+  t.teardown(async () => {
+    await databases.drop(spec.instanceId)
+    await databases.close()
+  })
+  return { ...spec, database: await databases.ensure(spec.instanceId), erp: { masterPassword: `m-${randomBytes(12).toString('hex')}`, initialise: true } }
+}
+
+/** Runs the ERP's database initialisation in a one-off container of `config`'s image and env, as a first attempt did. */
+export async function initialiseDirectly (config: Docker.ContainerCreateOptions, database: string, labels: Record<string, string>): Promise<number> {
+  const init = await dockerClient().createContainer({ Image: config.Image, Env: config.Env, Cmd: erpInitialiseCommand(database), Labels: labels, HostConfig: { ExtraHosts: config.HostConfig?.ExtraHosts } })
+  try {
+    await init.start()
+    return (await init.wait() as { StatusCode: number }).StatusCode
+  } finally {
+    await init.remove({ force: true })
   }
 }
