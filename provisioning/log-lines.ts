@@ -57,3 +57,17 @@ export function sinceAndTail (lines: LogLine[], since: bigint | undefined, tail:
   const kept = since === undefined ? lines : lines.filter((line) => (timeNs(line.time) ?? 0n) >= since)
   return tail <= 0 ? [] : kept.slice(-tail)
 }
+
+/** An HTTP access line's request and status, as Odoo's werkzeug logs it: `... "GET /web/health HTTP/1.1" 200 - 2 0.001 0.003`. */
+const ACCESS = /"(?:GET|HEAD) (\/[^\s"?]*)(?:\?[^\s"]*)? HTTP\/\d(?:\.\d)?" (\d{3})(?:\s|$)/
+
+/**
+ * Whether `text` is the access line of a health check that passed: a GET or HEAD of one of
+ * `paths` answered 1xx to 3xx. The ERP writes one per probe (every 10 s on Docker, every probe
+ * period on Kubernetes); a failing check (4xx, 5xx) says something and is kept.
+ */
+export function isPassedHealthCheck (text: string, paths: readonly string[]): boolean {
+  const match = ACCESS.exec(text)
+  if (match === null) return false
+  return Number(match[2]) < 400 && paths.includes(match[1] ?? '')
+}

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { deriveKey } from '../../../lib/secrets.ts'
+import { healthCheckPaths } from './health-filter.ts'
 import { createLogHub } from './log-hub.ts'
 import { createLogsService, type LogsService } from './logs.service.ts'
 import { LIVE_SESSIONS } from './logs.queries.ts'
@@ -39,6 +40,7 @@ export default fp(async (fastify) => {
     hub,
     tokens: createStreamTokens(deriveKey(config.JWT_SECRET, 'log-stream-tokens'), STREAM_TOKEN_SECONDS),
     baseUrl: config.BASE_URL,
+    healthCheckPaths: healthCheckPaths(config),
     log: fastify.log.child({ component: 'logs' })
   })
   fastify.decorate('logs', { ...service, streamStats: hub.stats })

@@ -4,6 +4,7 @@ import { tenantSql, type CallerSql } from '../../../lib/tenant-sql.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { BackendUnavailableError, type LogBackend, type LogLine } from '../../../provisioning/backend.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
+import { withoutHealthChecks } from './health-filter.ts'
 import { BackendUnavailable, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
 import { IdAssigner, parseEventId, type LogEntry, type LogPosition } from './log-ids.ts'
 import type { LogHub, LogTarget, Viewer } from './log-hub.ts'
@@ -38,6 +39,8 @@ export interface LogsServiceDeps {
   hub: LogHub
   tokens: StreamTokens
   baseUrl: string
+  /** Paths the instances' health checks probe: their passed checks' access lines are left out. */
+  healthCheckPaths: readonly string[]
   log: Pick<FastifyBaseLogger, 'warn'>
 }
 
@@ -63,7 +66,7 @@ export function createLogsService (deps: LogsServiceDeps) {
   function logBackend (row: InstanceLogTargetRow): LogBackend {
     const backend = backends.get(row.backend)
     if (backend.readLogs === undefined || backend.followLogs === undefined) throw BackendUnavailable(`The ${row.backend} backend keeps no logs`)
-    return backend as LogBackend
+    return withoutHealthChecks(backend as LogBackend, deps.healthCheckPaths)
   }
 
   const refOf = (row: InstanceLogTargetRow) => ({ instanceId: row.uid, subdomain: row.subdomain, tenantSubdomain: row.tenant_subdomain })
