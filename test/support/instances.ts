@@ -31,8 +31,8 @@ export async function tagStubbornImages (): Promise<void> {
   const docker = dockerClient()
   const container = await docker.createContainer({ Image: await testImage(), Labels: { 'erp.test-image.stubborn': '1' } })
   try {
-    // The ERP's one-off first start (`odoo … --stop-after-init`) ends at once, as the stand-in image's does; the server ignores SIGTERM.
-    const script = "case \" $0 $* \" in *' --stop-after-init '*) echo 'erp-stand-in-stubborn: database initialised'; exit 0;; esac; " +
+    // The ERP's one-off first start (`odoo … --stop-after-init`) initialises the database as the stand-in image's does; the server ignores SIGTERM.
+    const script = "case \" $0 $* \" in *' --stop-after-init '*) exec /lib/erp/initialise.sh \"$0\" \"$@\";; esac; " +
       "trap '' TERM; echo 'erp-stand-in-stubborn: ignoring SIGTERM'; nc -ll -p 8069 -e /serve.sh & while :; do sleep 1; done"
     const entrypoint = JSON.stringify(['/bin/sh', '-c', script])
     await new Promise<void>((resolve, reject) => {

@@ -34,7 +34,8 @@
 #     <data_dir>/filestore/<db_name>/<ir_attachment.store_fname>, 404 when missing. GET /healthz:
 #     "ok" (the stand-in's own liveness probe: real Odoo has no such path), and other files under
 #     /www. POST /jsonrpc: common.version; common.authenticate (res_users); object.execute_kw
-#     res.users write of uid 2's password, and ir.attachment create [{"name", "datas" (base64)}]
+#     res.users write of uid 2's password, ir.config_parameter get_param/set_param (answering the
+#     value it replaced, or false), and ir.attachment create [{"name", "datas" (base64)}]
 #     (the file under filestore/<db>/<sha1[:2]>/<sha1>, returns the id); db.list and db.dump
 #     (AccessDenied with list_db = False or a wrong master password; dump answers base64 of the
 #     tables' rows); anything else a JSON-RPC fault. With a file erp-test-image/not-answering on

@@ -87,6 +87,13 @@ case "$service.$call" in
     if new=$(field '.*"res.users","write",\[\[2\],{"password":"\([^"]*\)"}\]'); then
       echo "UPDATE res_users SET password = :'new' WHERE id = 2" | sql "$db" -v new="$new"
       result true
+    elif key=$(field '.*"ir.config_parameter","[gs]et_param",\["\([^"]*\)"'); then
+      # Odoo's get_param answers the value or false; set_param the value it replaced (or false).
+      old=$(echo "SELECT value FROM ir_config_parameter WHERE key = :'key'" | sql "$db" -v key="$key")
+      if value=$(field '.*"ir.config_parameter","set_param",\["[^"]*","\([^"]*\)"'); then
+        echo "INSERT INTO ir_config_parameter (key, value) VALUES (:'key', :'value') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value" | sql "$db" -v key="$key" -v value="$value"
+      fi
+      if [ -n "$old" ]; then result "\"$old\""; else result false; fi
     elif datas=$(field '.*"ir.attachment","create",\[{.*"datas":"\([A-Za-z0-9+/=]*\)"'); then
       name=$(field '.*"ir.attachment","create",\[{.*"name":"\([^"]*\)"') || name=attachment
       tmp="$(data_dir)/filestore/$db/.upload.$$"
