@@ -145,3 +145,18 @@ t.test('over the tenant quota: a 403 with the API\'s message, not retried', asyn
   t.equal(kube.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/deployments/erp-books')).length, 1, 'one attempt')
   t.same(kube.internalErrors, [])
 })
+
+t.test('start: false makes every object with the Deployment at 0 replicas, so no ERP pod runs until start', async (t) => {
+  const { kube, backend } = await setup(t)
+  const spec = instanceSpec()
+  await backend.ensureTenant('acme', TENANT_ID, QUOTA)
+  await backend.provision(spec, { start: false })
+  for (const [kind, name] of [['Secret', 'erp-shop-db'], ['PersistentVolumeClaim', 'erp-shop-data'], ['Service', 'erp-shop'], ['Ingress', 'erp-shop']] as const) {
+    t.ok(kube.get(kind, 'erp-acme', name), `${kind} ${name}`)
+  }
+  t.equal(kube.get('Deployment', 'erp-acme', 'erp-shop')?.spec?.replicas, 0)
+  t.same((kube.list('Pod', 'erp-acme') as any[]).filter((p) => p.metadata.name.startsWith('erp-shop-')), [], 'no ERP pod')
+  t.match(await backend.observe(spec), { state: 'stopped' })
+  await backend.start(spec)
+  t.equal(kube.get('Deployment', 'erp-acme', 'erp-shop')?.spec?.replicas, 1, 'start scales it up')
+})
