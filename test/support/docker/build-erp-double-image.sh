@@ -4,7 +4,7 @@
 # It is NOT Odoo; its request and response shapes come from test/support/erp-double/odoo-external-api.json,
 # which the tests read too. No registry is needed: a rootfs of Debian's python3.11 (package
 # python3.11-minimal) with the libraries ldd lists, only the standard-library modules the double loads
-# (list_modules.py), and Debian's static busybox (sh, wget for health checks), imported with `docker import`.
+# (list_modules.py), and Debian's static busybox (sh; wget and timeout for health checks: its wget -T crashes), imported with `docker import`.
 #
 #   test/support/docker/build-erp-double-image.sh [--force] [TAG]
 #
@@ -30,7 +30,7 @@ python="${PYTHON:-/usr/bin/python3.11}"
 
 rootfs_begin
 mkdir -p "$rootfs"/{etc/odoo,var/lib/odoo,mnt/extra-addons,opt/erp-double}
-busybox_applets sh ls cat wget sleep echo env id true
+busybox_applets sh ls cat wget sleep echo env id true timeout
 copy_with_libraries "$python"
 ln -s "$(basename "$python")" "$rootfs/usr/bin/python3"
 modules="$("$python" -S "$here/list_modules.py" 2>/dev/null)" || die "list_modules.py failed under $python"
