@@ -1,7 +1,9 @@
 /**
  * Creates an invited person's ERP user on the instance, after they accepted (or at once for a
  * member who already has a portal account). A job with retries: the instance may be stopped or
- * busy. Idempotent: a user with that login is given the role's groups instead of a second one.
+ * busy. A new user starts from the ERP's default user template, as one made in the ERP would;
+ * idempotent: a user with that login is given the role's groups instead of a second one, and
+ * keeps every other group they have (erp-roles.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
@@ -12,7 +14,7 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import type { UserRole } from '../users/user.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
-import { groupCommands, ERP_ROLE_GROUPS } from './erp-roles.ts'
+import { groupCommands, ROLE_GROUP_XML_IDS } from './erp-roles.ts'
 
 export const ERP_USER_QUEUE = 'erp-users'
 
@@ -38,13 +40,15 @@ export function createErpUserJob (deps: { em: EntityManager, access: ErpAccess, 
     }
     try {
       const created = await access.withErp(em, instance, async (erp) => {
-        const groups = groupCommands(role, await erp.groupIds(ERP_ROLE_GROUPS[role]))
+        const groups = groupCommands(role, await erp.groupIds(ROLE_GROUP_XML_IDS))
         const existing = await erp.findUserByLogin(email)
         if (existing !== undefined) {
           await erp.writeUserGroups(existing.id, groups)
           return false
         }
-        await erp.createUser({ login: email, name, email, groups })
+        // As Odoo's own user form: the default user template's groups, then the role's.
+        const template = (await erp.defaultUserGroupIds()).map((id) => [4, id])
+        await erp.createUser({ login: email, name, email, groups: [...template, ...groups] })
         return true
       })
       await em.transactional(async (tx) => {
