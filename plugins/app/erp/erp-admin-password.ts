@@ -1,6 +1,7 @@
 /**
  * The one piece that opens an instance's ERP with its generated administrator password and, the
- * first time, replaces the default admin/admin by it (and records that). The instance jobs run it
+ * first time, replaces the default admin/admin by it and sets the ERP's `web.base.url` to the
+ * instance's address (and records that). The instance jobs run it
  * before an instance is reported running, so a running instance never accepts the default; every
  * call into the ERP (erp-access.ts) opens the ERP through it too.
  */
@@ -19,6 +20,8 @@ export interface ErpAdminPasswordDeps {
   credentials: ErpCredentialStore
   /** Bound on each call to the ERP (ERP_CALL_TIMEOUT_SECONDS). */
   timeoutMs: number
+  /** The instance's address as its users reach it (its subdomain under INSTANCES_DOMAIN): the ERP's web.base.url. */
+  urlOf: (instance: Pick<Instance, 'subdomain'>) => string
   log: FastifyBaseLogger
 }
 
@@ -28,7 +31,7 @@ export type ErpAdminPassword = ReturnType<typeof createErpAdminPassword>
 export interface Restored { from: Pick<Instance, 'id' | 'uid'> }
 
 export function createErpAdminPassword (deps: ErpAdminPasswordDeps) {
-  const { backends, databases, credentials, timeoutMs, log } = deps
+  const { backends, databases, credentials, timeoutMs, urlOf, log } = deps
 
   /**
    * The instance's ERP (`instance.tenant` loaded), wherever its backend says it answers now.
@@ -50,8 +53,10 @@ export function createErpAdminPassword (deps: ErpAdminPasswordDeps) {
     } else {
       const former = restored === undefined ? undefined : await credentials.read(em, restored.from)
       await adapter.setAdminPassword(former === undefined ? [] : [former.adminPassword])
+      // With the password, at first start and after a restore (a copy holds its source's address).
+      const replaced = await adapter.setBaseUrl(urlOf(instance))
       await credentials.markAdminPasswordSet(em, instance)
-      log.info({ instanceId: instance.id }, 'The ERP administrator\'s default password was replaced by the generated one')
+      log.info({ instanceId: instance.id, replacedBaseUrl: replaced }, 'The ERP administrator\'s default password was replaced by the generated one, and its web.base.url set')
     }
     return adapter
   }

@@ -1,8 +1,11 @@
 /**
  * Installs an assigned module through the instance's ERP: `update_list` when the ERP does not
- * know the module yet (addons added since), then `button_immediate_install`. While the ERP cannot
- * be reached the job retries; a fault of the ERP (a missing dependency, an unknown module) fails
- * the assignment at once with the ERP's message. Idempotent: an installed module is left alone.
+ * know the module yet (addons added since), then the install, decided by the module's state read
+ * back from the ERP (module-install.ts, bounded by ERP_INSTALL_TIMEOUT_SECONDS). While the ERP
+ * cannot be reached the job retries; a fault of the ERP (a missing dependency, an unknown module)
+ * fails the assignment at once with the ERP's message. Idempotent: an installed module is left
+ * alone, one still being installed is waited for. The row is `installing` meanwhile, which tells
+ * the reconciler that the ERP's failing health check is ours (install-in-progress.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
@@ -15,8 +18,9 @@ import type { ErpAccess } from './erp-access.ts'
 import { ErpError } from './erp.errors.ts'
 import type { ErpModuleJobData } from './erp-modules.service.ts'
 import { InstanceModule } from './instance-module.entity.ts'
+import { installModule, type InstallBounds } from './module-install.ts'
 
-export function createErpModuleJob (deps: { em: EntityManager, access: ErpAccess, activity: ActivityService, log: FastifyBaseLogger }) {
+export function createErpModuleJob (deps: { em: EntityManager, access: ErpAccess, activity: ActivityService, install: InstallBounds, log: FastifyBaseLogger }) {
   const { access, activity, log } = deps
 
   return async function run (job: JobWithMetadata<ErpModuleJobData>): Promise<void> {
@@ -40,7 +44,7 @@ export function createErpModuleJob (deps: { em: EntityManager, access: ErpAccess
         })
       })
     }
-    await em.nativeUpdate(InstanceModule, { id: row.id }, { state: 'installing' })
+    await em.nativeUpdate(InstanceModule, { id: row.id }, { state: 'installing', updatedAt: new Date() })
     try {
       await access.withErp(em, instance, async (erp) => {
         let [found] = await erp.listModules([name])
@@ -49,7 +53,7 @@ export function createErpModuleJob (deps: { em: EntityManager, access: ErpAccess
           ;[found] = await erp.listModules([name])
         }
         if (found === undefined) throw ErpError(`The ERP has no module ${name} in its addons path`)
-        if (found.state !== 'installed') await erp.installModule(found.id)
+        await installModule(erp, found, deps.install)
       })
       await finish('installed', null)
     } catch (error) {

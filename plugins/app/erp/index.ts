@@ -38,7 +38,14 @@ export default fp(async (fastify) => {
     retryBackoff: true,
     retryDelayMax: 900,
     heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    expireInSeconds: 1800
-  }, createErpModuleJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-module-jobs' }) }))
+    // An attempt may wait its whole install bound for the ERP, and more for opening it first.
+    expireInSeconds: Math.max(1800, config.ERP_INSTALL_TIMEOUT_SECONDS * 2)
+  }, createErpModuleJob({
+    em: orm.em,
+    access,
+    activity: fastify.activity,
+    install: { timeoutMs: config.ERP_INSTALL_TIMEOUT_SECONDS * 1000, pollMs: 2000 },
+    log: fastify.log.child({ component: 'erp-module-jobs' })
+  }))
   fastify.decorate('erp', { users, modules, access })
 }, { name: 'erp', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances', 'invitations'] })

@@ -1,15 +1,14 @@
 import fp from 'fastify-plugin'
-import Docker from 'dockerode'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
-import { createDockerServeChecks } from '../../../provisioning/serve-checks.ts'
-import { publishedLocalUrl } from '../../../provisioning/docker/local-address.ts'
 import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
 import { addInstanceGauge } from './instance-metrics.ts'
 import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
 import { createErpAdminPassword, type ErpAdminPassword } from '../erp/erp-admin-password.ts'
+import { createInstallInProgress } from '../erp/install-in-progress.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import { Instance } from './instance.entity.ts'
+import { instanceUrl } from './instance.view.ts'
 import { createAbandonedInstances } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
@@ -50,16 +49,10 @@ export default fp(async (fastify) => {
   const backends = createBackendRegistry({
     enabled: config.instanceBackends,
     backends: Object.fromEntries(Object.entries(provisioning.backends).map(([name, backend]) => [name, countingBackendErrors(backend, fastify.serviceMetrics)])),
-    notConfigured: provisioning.notConfigured,
-    // Beyond an engine that answers: the image and a database reachable from a container (refused at create, listed at start).
-    serveChecks: provisioning.backends.docker === undefined
-      ? {}
-      : { docker: createDockerServeChecks({ imageTemplate: config.ERP_IMAGE, erpVersions: config.erpVersions, database: provisioning.databases, network: config.DOCKER_NETWORK }) },
-    log: fastify.log.child({ component: 'instances' })
+    notConfigured: provisioning.notConfigured
   })
   addInstanceGauge(fastify.serviceMetrics, { sql: fastify.sql, log: fastify.log })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
-  const localDocker = new Docker() // as the Docker backend's own: DOCKER_HOST, else the default socket
   if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before the instances room loads')
   const erpCredentials = createErpCredentialStore(config.ERP_CREDENTIALS_KEY)
   const erpAdmin = createErpAdminPassword({
@@ -67,6 +60,7 @@ export default fp(async (fastify) => {
     databases: provisioning.databases,
     credentials: erpCredentials,
     timeoutMs: config.ERP_CALL_TIMEOUT_SECONDS * 1000,
+    urlOf: (instance) => instanceUrl(instance.subdomain, config.INSTANCES_DOMAIN),
     log: fastify.log.child({ component: 'erp' })
   })
   const service = createInstancesService({
@@ -79,10 +73,6 @@ export default fp(async (fastify) => {
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
     instancesDomain: config.INSTANCES_DOMAIN,
-    // Without a proxy or DNS name (npm start), an instance opens at the port its container publishes on 127.0.0.1.
-    ...(provisioning.backends.docker !== undefined && config.DOCKER_PUBLISH_PORTS
-      ? { localUrl: async (instance: Instance) => instance.backend === 'docker' ? await publishedLocalUrl(localDocker, instance.subdomain) : undefined }
-      : {}),
     log: fastify.log.child({ component: 'instances' })
   })
   const runJob = createInstanceJobRunner({
@@ -101,6 +91,7 @@ export default fp(async (fastify) => {
   const abandonedActions = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })
   // A restore (in place or as a new instance) is a job of the backups queue.
   const abandonedRestores = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: BACKUP_QUEUE, states: ['restoring'] })
+  const installInProgress = createInstallInProgress({ sql: fastify.sql, boundSeconds: config.ERP_INSTALL_TIMEOUT_SECONDS })
   const reconciler = createInstanceReconciler({
     em: orm.em,
     sql: fastify.sql,
@@ -112,6 +103,7 @@ export default fp(async (fastify) => {
       const instance = await em.findOneOrFail(Instance, Number(row.id), { populate: ['tenant'] })
       await erpAdmin.secure(em, instance)
     },
+    operationInProgress: async (row) => await installInProgress(row.id),
     log: fastify.log.child({ component: 'instance-reconciler' })
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)

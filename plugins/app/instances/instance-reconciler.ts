@@ -50,7 +50,7 @@ WHERE i.id = u.id AND i.state IN (${sqlStates(STEADY_STATES)})`
  * corrections are conditional on the recorded state, so a run now beside it
  * (and instance jobs racing it) change nothing twice.
  */
-export function createInstanceReconciler ({ em, sql, backends, transitions, log, failAbandoned, beforeRunning }: {
+export function createInstanceReconciler ({ em, sql, backends, transitions, log, failAbandoned, beforeRunning, operationInProgress }: {
   em: EntityManager
   sql: Sql
   backends: BackendRegistry
@@ -60,9 +60,23 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log,
   failAbandoned: () => Promise<number>
   /** As for the instance jobs: the ERP's default administrator password is replaced (or the generated one checked) before the record says running. */
   beforeRunning?: (row: SteadyInstanceRow) => Promise<void>
+  /**
+   * A known, bounded operation of ours makes the instance look failing (a module install: the ERP
+   * answers nothing, its health check fails, while it reloads): a failing instance is left as
+   * recorded meanwhile (install-in-progress.ts).
+   */
+  operationInProgress?: (row: SteadyInstanceRow) => Promise<boolean>
 }) {
-  async function correct (row: SteadyInstanceRow, seen: Observation): Promise<boolean> {
+  /** correction(), unless the failure seen is an operation of ours in progress. */
+  async function correctionFor (row: SteadyInstanceRow, seen: Observation): Promise<ReturnType<typeof correction>> {
     const fix = correction(row.state, seen)
+    if (fix?.state !== 'error' || seen.state !== 'error' || operationInProgress === undefined) return fix
+    if (!await operationInProgress(row)) return fix
+    log.info({ instanceId: row.id, seen: seen.message }, 'The backend shows the instance failing during an operation of ours (a module install): left as recorded')
+    return undefined
+  }
+
+  async function correct (row: SteadyInstanceRow, fix: ReturnType<typeof correction>): Promise<boolean> {
     if (fix === undefined) return false
     if (fix.state === 'running' && beforeRunning !== undefined) {
       try {
@@ -99,9 +113,10 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log,
       const synced: Array<[string, InstanceState]> = []
       for (const row of mine) {
         const observation = seen.get(row.subdomain) ?? { state: 'missing' }
-        if (await correct(row, observation)) result.corrected++
+        const fix = await correctionFor(row, observation)
+        if (await correct(row, fix)) result.corrected++
         // What the backend shows, in the record's terms: a correction's state, else the recorded one (or starting).
-        synced.push([row.id, correction(row.state, observation)?.status ?? (observation.state === 'starting' ? 'starting' : row.state)])
+        synced.push([row.id, fix?.status ?? (observation.state === 'starting' ? 'starting' : row.state)])
         result.checked++
       }
       if (synced.length > 0) {

@@ -1,6 +1,7 @@
 /**
  * The ERP behind each instance Service, for the service proxy (service-proxy.ts): Odoo's external
- * JSON-RPC API as far as the control plane uses it before it reports an instance running, with the
+ * JSON-RPC API as far as the control plane uses it before it reports an instance running (the
+ * administrator's password, web.base.url), with the
  * shapes of the shared fixture (test/support/erp-double/odoo-external-api.json). Strict like Odoo:
  * a database knows admin/admin until `res.users` `write` sets uid 2's password, then only that one.
  * Its state lives per Service and database for the life of the fake (as the ERP's database outlives
@@ -11,7 +12,7 @@ import { failure } from './status.ts'
 
 const contract = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-api.json', import.meta.url), 'utf8')) as {
   fault: Record<string, { name: string, message: string }> & { envelope: { error: { code: number, message: string, data: Record<string, unknown> } } }
-  initialDatabase: { adminUid: number, adminLogin: string, adminPassword: string }
+  initialDatabase: { adminUid: number, adminLogin: string, adminPassword: string, configParameters: Record<string, string> }
 }
 
 export interface ErpCall { namespace: string, service: string, call: string, args: unknown[], at: Date }
@@ -20,6 +21,7 @@ export interface ErpAnswer { code: number, body: unknown, contentType: string }
 
 export class ErpDoubles {
   readonly #passwords = new Map<string, string>()
+  readonly #params = new Map<string, string>()
   readonly #down = new Set<string>()
   /** Every JSON-RPC call that reached an ERP, in order. */
   readonly calls: ErpCall[] = []
@@ -28,6 +30,11 @@ export class ErpDoubles {
   setAnswering (namespace: string, service: string, answering: boolean): void {
     if (answering) this.#down.delete(`${namespace}/${service}`)
     else this.#down.add(`${namespace}/${service}`)
+  }
+
+  /** A system parameter (ir.config_parameter) the database holds now, e.g. web.base.url. */
+  configParameter (namespace: string, service: string, database: string, name: string): string | undefined {
+    return this.#params.get(`${namespace}/${service}/${database}/${name}`) ?? contract.initialDatabase.configParameters[name]
   }
 
   /** The administrator's password the database holds now. */
@@ -61,6 +68,11 @@ export class ErpDoubles {
     if (model === 'res.users' && verb === 'write' && JSON.stringify(ids) === `[${admin}]` && typeof (values as { password?: unknown })?.password === 'string') {
       this.#passwords.set(key, (values as { password: string }).password)
       return reply(true)
+    }
+    if (model === 'ir.config_parameter' && verb === 'set_param' && typeof ids === 'string') {
+      const old = this.#params.get(`${key}/${ids}`) ?? contract.initialDatabase.configParameters[ids] ?? false
+      this.#params.set(`${key}/${ids}`, String(values))
+      return reply(old)
     }
     return fault('unknownMethod', { model: String(model), method: String(verb) })
   }

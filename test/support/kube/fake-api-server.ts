@@ -106,7 +106,7 @@ export interface FakeKubeApiServer {
    * The ERP behind each instance Service, reached through the Service proxy subresource: which
    * calls it got, the administrator password a database holds, and whether it answers at all.
    */
-  erp: Pick<ErpDoubles, 'calls' | 'adminPassword' | 'setAnswering'>
+  erp: Pick<ErpDoubles, 'calls' | 'adminPassword' | 'configParameter' | 'setAnswering'>
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -246,6 +246,7 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
     erp: {
       calls: erp.calls,
       adminPassword: (namespace, service, database) => erp.adminPassword(namespace, service, database),
+      configParameter: (namespace, service, database, name) => erp.configParameter(namespace, service, database, name),
       setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) }
     },
     failNext: (fault) => { faults.add(fault) },

@@ -47,6 +47,8 @@ t.test('the default password is replaced through the API server\'s Service proxy
   const secrets = await app.instances.erpCredentials.read(app.orm.em.fork(), { id, uid })
   t.equal(secrets?.adminPasswordSet, true, 'recorded as set')
   t.equal(kube.erp.adminPassword(namespace, `erp-${subdomain}`, database), secrets?.adminPassword, 'the ERP holds the generated password, admin/admin no longer')
+  const url = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance.url
+  t.equal(kube.erp.configParameter(namespace, `erp-${subdomain}`, database, 'web.base.url'), url, 'web.base.url is the instance\'s address, set with the password')
 
   const write = kube.erp.calls.find((c) => c.service === `erp-${subdomain}` && c.call === 'object.execute_kw' && c.args[4] === 'write')
   t.match(write?.args, [database, 2, 'admin', 'res.users', 'write', [[2], { password: secrets?.adminPassword }]], 'written as admin/admin, on uid 2')

@@ -1,8 +1,11 @@
 /**
  * Inside an instance on the real engine, with the contract double of Odoo as the image: admin/admin
- * is replaced before the instance is reported running, the users are read live, an invitation tied to the instance becomes
- * an ERP user (a job) once accepted, catalog modules are installed through the ERP (a job), and
- * the ERP's failures are 503 / 502, never 500.
+ * is replaced and web.base.url set before the instance is reported running, the users are read
+ * live, an invitation tied to the instance becomes an ERP user (a job) once accepted, made from the
+ * ERP's default user template, and a re-invite changes only the role's groups; catalog modules are
+ * installed through the ERP (a job) although installs outlast a call's bound and the ERP answers
+ * nothing while it reloads, and the reconciler leaves the instance running meanwhile; the ERP's
+ * failures are 503 / 502, never 500.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -27,7 +30,11 @@ docker.test('users of a running instance, an invitation into it, module installs
   const smtp = await startSmtpServer(t)
   const env = dockerInstanceEnv(t, {
     ERP_IMAGE: image.replace(/:[^:]+$/, ':{version}'),
-    ERP_HEALTHCHECK: 'wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1',
+    // One second per check: an ERP that answers nothing is unhealthy within seconds, as a real one is within its reload.
+    ERP_HEALTHCHECK: 'timeout 1 wget -q -O /dev/null http://127.0.0.1:8069/web/health || exit 1',
+    // Shorter than the double's installs (contract.timing): an install outlasts a call's bound, as a real one does.
+    ERP_CALL_TIMEOUT_SECONDS: 2,
+    ERP_INSTALL_TIMEOUT_SECONDS: 60,
     SMTP_URL: smtp.url
   })
   const { app, databaseUrl } = await build(t, { env })
@@ -50,6 +57,8 @@ docker.test('users of a running instance, an invitation into it, module installs
   const secrets = await app.instances.erpCredentials.read(app.orm.em.fork(), { id, uid: await instanceUid(app, id) })
   t.equal(secrets?.adminPasswordSet, true, 'recorded: the generated password is set')
   t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [database, 'admin', secrets?.adminPassword, {}]), 2, 'the generated password works')
+  t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'ir.config_parameter', 'get_param', ['web.base.url']]),
+    created.json().instance.url, 'web.base.url is the instance\'s address, not Odoo\'s http://localhost:8069')
   const get = (token = admin.token) => app.inject({ method: 'GET', url: `/api/instances/${id}/users`, headers: bearer(token) })
   const first = await get()
   t.equal(first.statusCode, 200, first.body)
@@ -82,6 +91,12 @@ docker.test('users of a running instance, an invitation into it, module installs
     return users.find((u) => u.login === email)
   }, 30_000, 'the ERP user of the accepted invitation')
   t.match(erin, { login: email, name: 'Erin Invitee', role: 'user', email })
+  const readGroups = async (login: string): Promise<number[]> => {
+    const [row] = await callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'res.users', 'search_read', [[['login', '=', login]]], { fields: ['groups_id'] }]) as Array<{ groups_id: number[] }>
+    return row?.groups_id ?? []
+  }
+  const template = contract.initialDatabase.users.find((u) => u.xml_id === contract.initialDatabase.defaultUserXmlId)?.groups_id ?? []
+  t.same((await readGroups(email)).toSorted((a, b) => a - b), template.toSorted((a, b) => a - b), 'created from the ERP\'s default user template (Contact Creation, Access to export), as a user made in the ERP')
 
   // A member of the company: no invitation, the ERP user at once (a job), with the admin role's groups.
   const direct = await app.inject({ method: 'POST', url: invitePath, headers: bearer(admin.token), payload: { email: member.email, name: 'Ignored', role: 'admin' } })
@@ -125,11 +140,11 @@ docker.test('users of a running instance, an invitation into it, module installs
   const installed = await callOdoo({ endpoint: restarted, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'ir.module.module', 'search_read', [[['state', '=', 'installed']]], { fields: ['name'] }]) as Array<{ name: string }>
   t.ok(installed.some((m) => m.name === 'crm') && installed.some((m) => m.name === 'mail'), 'installed in the ERP, with its dependency')
 
-  // The ERP's own fault is a 502 with its message; a stopped instance is a 503.
+  // A database emptied behind the ERP's back answers HTML 500 pages: said as such, not as "does not answer"; a stopped instance is a 503.
   await execIn(docker.docker.getContainer(`erp-${subdomain}`), ['sh', '-c', `mv /var/lib/odoo/erp-double/${database}.json /tmp/`])
   const fault = await get()
-  t.equal(fault.statusCode, 502)
-  t.match(fault.json().error, { code: 'ERP_ERROR', message: faultMessage('notInitialised', { db: database }) })
+  t.equal(fault.statusCode, 503)
+  t.match(fault.json().error, { code: 'ERP_DATABASE_NOT_INITIALISED', message: /database is not initialised/ })
   await execIn(docker.docker.getContainer(`erp-${subdomain}`), ['sh', '-c', `mv /tmp/${database}.json /var/lib/odoo/erp-double/`])
   t.equal((await app.inject({ method: 'POST', url: `/api/instances/${id}/stop`, headers: bearer(admin.token) })).statusCode, 202)
   await waitForState(app, admin.token, id, ['stopped'])
