@@ -37,15 +37,14 @@ const NOUNS: Record<InstanceAction, string> = {
   delete: 'Deleting the instance'
 }
 
-/** An error raised below us (an engine, a socket, a database server, an HTTP API), anywhere in the cause chain. */
+/** An error raised below us: a socket, a database server, an HTTP API (a Kubernetes ApiException). */
 function isInfrastructure (error: unknown): boolean {
-  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    const fields = current as { syscall?: unknown, severity?: unknown, body?: unknown, code?: unknown }
-    if (typeof fields.syscall === 'string' || typeof fields.severity === 'string') return true
-    if (typeof fields.code === 'number' && 'body' in (current as object)) return true // a Kubernetes ApiException
-  }
-  return false
+  const fields = (error ?? {}) as { syscall?: unknown, severity?: unknown, body?: unknown, code?: unknown }
+  return typeof fields.syscall === 'string' || typeof fields.severity === 'string' || (typeof fields.code === 'number' && 'body' in (error as object))
 }
+
+/** A message that names the platform's insides: an address, a URL, a path, a setting. */
+const INTERNAL_WORDS = /\b\d{1,3}(\.\d{1,3}){3}\b|[a-z]+:\/\/|(^|\s)\/[\w.-]+\/|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/
 
 export function describeFailure (error: unknown, action: InstanceAction): JobFailure {
   if (isUnretryable(error)) return { tenantMessage: error.tenantMessage, retryable: false }
@@ -60,8 +59,9 @@ export function describeFailure (error: unknown, action: InstanceAction): JobFai
   if (typeof code === 'number' && (code === 400 || code === 422) && isInfrastructure(error)) {
     return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
   }
-  if (isInfrastructure(error)) return { tenantMessage: `The platform could not ${VERBS[action]} because of an internal error.`, retryable: true }
-  return { tenantMessage: error instanceof Error ? error.message : String(error), retryable: true }
+  const message = error instanceof Error ? error.message : String(error)
+  if (isInfrastructure(error) || INTERNAL_WORDS.test(message)) return { tenantMessage: `The platform could not ${VERBS[action]} because of an internal error.`, retryable: true }
+  return { tenantMessage: message, retryable: true }
 }
 
 /** The status message while another attempt is pending. */

@@ -20,6 +20,7 @@ import { createDockerBackend } from '../../../../provisioning/docker/index.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
 import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-jobs.ts'
 import { clipAtWord, createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
+import { describeFailure } from '../../../../plugins/app/instances/job-failures.ts'
 import type { InstanceJobData } from '../../../../plugins/app/instances/instances.service.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
@@ -97,4 +98,16 @@ t.test('a long message is cut at a word, with an ellipsis', async (t) => {
   t.ok(clipped.length <= 300)
   t.match(clipped, /word…$/)
   t.equal(clipAtWord('short', 300), 'short')
+})
+
+t.test('what the tenant reads: the job\'s own account passes, the platform\'s insides do not', async (t) => {
+  const own = 'Not running in time: the backend reports error (exited with code 3)'
+  t.same(describeFailure(new Error(own), 'start'), { tenantMessage: own, retryable: true })
+  for (const inside of [
+    Object.assign(new Error('connect ECONNREFUSED 172.17.0.1:5432'), { syscall: 'connect' }),
+    new Error('cannot create the addons folder /srv/addons/acme/addons for erp-shop (ADDONS_ROOT must be a writable folder on the Docker host)'),
+    Object.assign(new Error('password authentication failed for user "erp_1"'), { severity: 'FATAL' })
+  ]) {
+    t.same(describeFailure(inside, 'start'), { tenantMessage: 'The platform could not start the instance because of an internal error.', retryable: true }, inside.message)
+  }
 })
