@@ -47,7 +47,7 @@ docker.test('local_url: the instance opens from this machine at its published po
   await waitForState(app, admin.token, id, ['running', 'error'])
 
   const running = await detail(app, admin, id)
-  t.match(running, { url: `https://${subdomain}.erp.test` }, 'the public address stays what it is')
+  t.match(running, { state: 'running', url: `https://${subdomain}.erp.test` }, 'running; the public address stays what it is')
   const info = await docker.docker.getContainer(`erp-${subdomain}`).inspect()
   t.equal(running.local_url, `http://127.0.0.1:${publishedPort(info)}`, 'the port the container publishes on loopback')
   const answer = await waitForHttp(`${running.local_url as string}/healthz`, 10_000)
