@@ -3,12 +3,12 @@
  * `-i base` its configured database answers every request with an HTML 500 page (the health
  * check and `common.version` included), so the instance never runs; after it, its state is in the
  * database (not on the volume) and an attachment written through the API is read back from
- * `filestore/<database>/`.
+ * `filestore/<database>/`. Like Odoo, it refuses the database user postgres.
  */
 import pg from 'pg'
 import t from 'tap'
 import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
-import { publishedPort, requireDockerOrSkipLoudly, waitForHttp } from '../../support/docker/engine.ts'
+import { containerLogs, publishedPort, requireDockerOrSkipLoudly, testImage, waitForHttp } from '../../support/docker/engine.ts'
 import { dockerFixture, erpSpec, waitForState, WEB_HEALTH_CHECK } from './helpers.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
@@ -41,9 +41,6 @@ engine.test('uninitialised: HTML 500 everywhere and never running; initialised: 
   t.equal((await waitForHttp(`${await url()}/web/content/${String(id)}`, 5000)).body, 'kept with the database\n', 'read back from the filestore')
   t.equal((await fetch(`${await url()}/web/content/9999`)).status, 404, 'no such attachment: 404')
 
-  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
-  await client.connect()
-  t.teardown(() => client.end())
   const db = new pg.Client({ connectionString: Object.assign(new URL(process.env.TEST_DATABASE_URL ?? ''), { pathname: `/${spec.database.name}` }).toString() })
   await db.connect()
   t.teardown(() => db.end())
@@ -54,4 +51,14 @@ engine.test('uninitialised: HTML 500 everywhere and never running; initialised: 
   t.same((await db.query('SELECT login, password FROM res_users WHERE id = 2')).rows, [{ login: 'admin', password: 'admin' }], 'the administrator in res_users')
   const [attachment] = (await db.query<{ store_fname: string }>('SELECT store_fname FROM ir_attachment WHERE id = $1', [id])).rows
   t.match(attachment?.store_fname, /^[0-9a-f]{2}\/[0-9a-f]{40}$/, 'store_fname as Odoo names it (<sha1[:2]>/<sha1>)')
+})
+
+engine.test('as Odoo, it refuses to run as the database user postgres, the initialisation too', async (t) => {
+  for (const cmd of [['odoo'], ['odoo', '-d', 'any', '-i', 'base', '--stop-after-init']]) {
+    const container = await engine.docker.createContainer({ Image: await testImage(), Cmd: cmd, Env: ['USER=postgres', 'TICK_SECONDS=0'], Labels: fx.run.labels })
+    await container.start()
+    t.equal((await container.wait() as { StatusCode: number }).StatusCode, 1, `${cmd.join(' ')}: exit 1`)
+    t.match((await containerLogs(container)).stderr, "Using the database user 'postgres' is a security risk, aborting.")
+    await container.remove({ force: true })
+  }
 })

@@ -18,6 +18,7 @@
 #   - it reads /etc/odoo/odoo.conf ($ODOO_RC; the image's own says only addons_path and data_dir,
 #     so list_db is True and the master password `admin`) and reaches PostgreSQL as the official
 #     image does: db_host/db_port/db_user/db_password there, else the HOST/PORT/USER/PASSWORD env;
+#   - as Odoo, refuses to run (exit 1) as the database user `postgres`;
 #   - `odoo -d <db> -i base ... --stop-after-init` (any command with --stop-after-init) waits
 #     $ERP_INIT_SECONDS (default 0), then makes through psql, in that database, tables
 #     ir_module_module (base installed), res_users (admin/admin, uid 2), ir_config_parameter
@@ -92,7 +93,8 @@ const server = require(process.argv[1]).server
 const quote = (value) => "\x27" + String(value).replaceAll("\x27", "\x27\\\x27\x27") + "\x27"
 const facts = {
   FACT_VERSION: JSON.stringify(server.version), FACT_INTERNAL_ERROR_PAGE: server.internalErrorPage, FACT_NOT_FOUND_PAGE: server.notFoundPage,
-  FACT_MANAGER_DISABLED: server.databaseManagerDisabled, FACT_DEFAULT_BASE_URL: server.defaultConfigParameters["web.base.url"]
+  FACT_MANAGER_DISABLED: server.databaseManagerDisabled, FACT_DEFAULT_BASE_URL: server.defaultConfigParameters["web.base.url"],
+  FACT_POSTGRES_USER_REFUSED: server.postgresUserRefused
 }
 for (const [key, value] of Object.entries(facts)) {
   if (value === undefined) throw new Error(`odoo-external-api.json: server lacks what ${key} needs`)
