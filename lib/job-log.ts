@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+
 /**
  * The bindings of a job's own logger (docs/operations.md#log-fields): `job_id` and `queue`,
  * `instance_id` and `tenant_id` when the job's data names them (`instanceId`, `tenantId`), and
@@ -38,4 +40,24 @@ export async function runLogged<T> (job: { retryCount: number, retryLimit: numbe
     log.warn({ outcome: 'failed', attempt, last: job.retryCount >= job.retryLimit, duration_ms: duration(), err: error }, 'Job ended')
     throw error
   }
+}
+
+/** The id of the request (or of the job's original request) being served, for the jobs it queues. */
+const requestIds = new AsyncLocalStorage<string>()
+
+/** Runs `next` (the rest of a request, or a job) with `id` as the request id jobs queued from it carry. */
+export function withRequestId<T> (id: string | undefined, next: () => T): T {
+  return id === undefined ? next() : requestIds.run(id, next)
+}
+
+/** A job's data with `requestId` added when it is queued while a request (or a job that carries one) is served. */
+export function carryRequestId<T extends object> (data: T): T | (T & { requestId: string }) {
+  const id = requestIds.getStore()
+  return id === undefined || 'requestId' in data ? data : { ...data, requestId: id }
+}
+
+/** The request id a job's data carries, if any. */
+export function requestIdOf (data: unknown): string | undefined {
+  const id = typeof data === 'object' && data !== null ? (data as { requestId?: unknown }).requestId : undefined
+  return typeof id === 'string' ? id : undefined
 }

@@ -6,7 +6,7 @@ import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions 
 import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
 import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
-import { jobLogBindings, runLogged } from '../../lib/job-log.ts'
+import { carryRequestId, jobLogBindings, requestIdOf, runLogged, withRequestId } from '../../lib/job-log.ts'
 import { JOBS_STOP_GRACE_MS } from '../../lib/shutdown-budget.ts'
 
 /**
@@ -101,7 +101,8 @@ export default fp(async (fastify) => {
   /** One attempt of a job, by a worker or a drain alike: with the job's own logger, between its start and end lines. */
   async function runJob (handler: JobHandler<never>, job: JobWithMetadata<never>): Promise<unknown> {
     const log = fastify.log.child(jobLogBindings(job))
-    return await runLogged(job, log, async () => handler(job, log))
+    // Jobs it queues carry the same request id.
+    return await withRequestId(requestIdOf(job.data), async () => runLogged(job, log, async () => handler(job, log)))
   }
 
   /** The passes of one periodic job, `intervalSeconds` apart, until done or closing. */
@@ -123,7 +124,7 @@ export default fp(async (fastify) => {
   const jobs: Jobs = {
     boss,
     working: JOB_WORKERS,
-    send: async (tx, queue, data, options = {}) => boss.send(queue, data, {
+    send: async (tx, queue, data, options = {}) => boss.send(queue, carryRequestId(data), {
       ...options,
       db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0])
     }),
@@ -195,6 +196,8 @@ export default fp(async (fastify) => {
       for (const { queue, intervalSeconds } of periodics) await boss.schedule(queue, cadenceOf(intervalSeconds).cron, null, { tz: 'UTC' })
     }
   })
+  // A job queued while a request is served carries its id (`request_id` on the job's log lines).
+  fastify.addHook('onRequest', (request, _reply, done) => { withRequestId(request.id, done) })
   fastify.decorate('jobs', jobs)
   addQueueGauges(fastify.serviceMetrics, { pool, queues: () => definitions.map((d) => d.queue), log: fastify.log })
   fastify.addHook('onClose', jobs.stop)

@@ -91,3 +91,33 @@ t.test('every job, run by the worker, logs its start and its end with outcome an
   t.match(failed, { level: 40, outcome: 'failed', attempt: 1, last: true, queue: 'end-probe', err: { message: 'the probe was told to fail' } }, 'a failed attempt ends at warn, with why')
   t.notOk('instance_id' in failed || 'request_id' in failed, 'no field the job\'s data does not carry')
 })
+
+t.test('a job queued while a request is served carries its request id, and so do the jobs it queues', async (t) => {
+  const { lines, logger } = capture()
+  const { app } = await build(t, {
+    logger,
+    env: { JOB_WORKERS: 'false' },
+    routes: (app) => {
+      void app.jobs.define('rid-first', { retryLimit: 0 }, async () => {
+        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, 'rid-second', { step: 2 }) })
+      })
+      void app.jobs.define('rid-second', { retryLimit: 0 }, async () => {})
+      app.post('/test/queue-probe', async () => {
+        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, 'rid-first', { step: 1 }) })
+        return { queued: true }
+      })
+    }
+  })
+  const answer = await app.inject({ method: 'POST', url: '/test/queue-probe', headers: { 'x-request-id': 'req-queue-probe-1' } })
+  t.equal(answer.statusCode, 200, answer.body)
+  t.equal(answer.headers['x-request-id'], 'req-queue-probe-1')
+  await app.jobs.drain('rid-first')
+  await app.jobs.drain('rid-second')
+  for (const queue of ['rid-first', 'rid-second']) {
+    const started = lines.find((l) => l.msg === 'Job started' && l.queue === queue)
+    t.match(started, { request_id: 'req-queue-probe-1' }, `${queue}: its lines name the request that led to it`)
+  }
+  const outside = await app.orm.em.fork().transactional(async (tx) => app.jobs.send(tx, 'rid-second', { step: 3 }))
+  await app.jobs.drain('rid-second')
+  t.notOk('request_id' in (lines.find((l) => l.msg === 'Job started' && l.job_id === outside) ?? { request_id: 'missing line' }), 'a job queued outside any request carries none')
+})
