@@ -5,7 +5,7 @@
  * exit 0, no error lines; a start right after waits for the old one to finish.
  */
 import { spawn } from 'node:child_process'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import net from 'node:net'
@@ -57,6 +57,8 @@ t.test('Ctrl-C to the whole group: clean exit 0 within seconds; a start during t
   t.teardown(kill(first))
   await waitForReady(`http://127.0.0.1:${port}/health/ready`, first, 120_000)
   await waitForAuthServer(first)
+  const postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0])
+  t.not(await processGroup(postmaster), first.child.pid, 'the embedded PostgreSQL is outside the group the terminal signals')
 
   const stopped = await interrupt(first)
   t.equal(stopped.code, 0, 'exit 0')
@@ -90,4 +92,10 @@ async function waitForAuthServer (running: Running): Promise<void> {
     if (Date.now() > deadline) throw new Error(`the auth server did not start:\n${running.output()}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
+}
+
+/** The process group of `pid` (Linux: field 5 of /proc/<pid>/stat, after the parenthesised name). */
+async function processGroup (pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])
 }
