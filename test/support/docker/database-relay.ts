@@ -31,22 +31,28 @@ export async function ensureDatabaseRelay (docker: Docker, image: string, databa
   const port = loopbackPort(databaseUrl)
   if (port === undefined) return
   const name = `erp-test-database-relay-${port}`
-  const found = await docker.getContainer(name).inspect().catch(() => undefined)
-  if (found?.State.Running === true && found.Config.Image === image) return
-  if (found !== undefined) await docker.getContainer(name).remove({ force: true }).catch(() => {})
-  const gateway = await bridgeGateway(docker)
-  try {
-    const container = await docker.createContainer({
-      name,
-      Image: image,
-      Entrypoint: ['socat'],
-      Cmd: [`TCP-LISTEN:${port},bind=${gateway},reuseaddr,fork`, `TCP:127.0.0.1:${port}`],
-      Labels: { [RELAY_LABEL]: String(port) },
-      HostConfig: { NetworkMode: 'host', RestartPolicy: { Name: 'unless-stopped' } }
-    })
-    await container.start()
-  } catch (error) {
-    const status = (error as { statusCode?: number }).statusCode
-    if (status !== 409 && status !== 304) throw error // another test process made it first
+  const status = (error: unknown): number | undefined => (error as { statusCode?: number }).statusCode
+  // Several test processes get here at once: whoever finds it made but not running starts it.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const found = await docker.getContainer(name).inspect().catch(() => undefined)
+    if (found?.State.Running === true) return
+    try {
+      if (found === undefined) {
+        await docker.createContainer({
+          name,
+          Image: image,
+          Entrypoint: ['socat'],
+          Cmd: [`TCP-LISTEN:${port},bind=${await bridgeGateway(docker)},reuseaddr,fork`, `TCP:127.0.0.1:${port}`],
+          Labels: { [RELAY_LABEL]: String(port) },
+          HostConfig: { NetworkMode: 'host', RestartPolicy: { Name: 'unless-stopped' } }
+        })
+      }
+      await docker.getContainer(name).start()
+    } catch (error) {
+      // 409: another process made it first; 304: started meanwhile; 404: gone meanwhile. Look again.
+      if (![304, 404, 409].includes(status(error) ?? 0)) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  throw new Error(`the database relay container ${name} does not run (docker logs ${name})`)
 }
