@@ -21,7 +21,7 @@ if (!(await waitForPreviousStop(config.DATA_DIR, (line) => console.error(line)))
   console.error('The previous start of this service is still running after a minute: stop it first (or use another DATA_DIR).')
   process.exit(1)
 }
-if (!(await portIsFree(config.PORT, config.HOST))) {
+if (!(await portIsFree(config.PORT, config.HOST.replace(/^\[(.*)\]$/, '$1')).catch(() => true))) { // an odd HOST: listen() will say
   exitWith([{ variable: 'PORT', value: String(config.PORT), reason: 'another process listens on that port', allowed: 'a free port', example: String(await freePort()) }])
 }
 // A port set explicitly must be free; unset, the auth server child takes any free port and tells us which.
