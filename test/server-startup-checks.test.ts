@@ -62,3 +62,17 @@ engine.test('nothing to say when every backend can serve', async (t) => {
   server.child.kill('SIGINT')
   t.equal(await server.exited, 0)
 })
+
+t.test('a PORT another process holds stops the start with one line, exit 1', async (t) => {
+  const { createServer } = await import('node:net')
+  const holder = createServer()
+  const port = await freePort()
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve))
+  t.teardown(() => holder.close())
+  const server = startServer({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: await createTestDatabase(t), JWT_SECRET: 'x'.repeat(40) })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  t.equal(await server.exited, 1)
+  const lines = server.output().trim().split('\n')
+  t.equal(lines.length, 1, server.output())
+  t.match(lines[0], new RegExp(`^Invalid configuration: PORT="${port}" \\(another process listens on that port\\); allowed: a free port; example: PORT=\\d+$`))
+})
