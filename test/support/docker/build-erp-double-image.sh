@@ -37,7 +37,7 @@ modules="$("$python" -S "$here/list_modules.py" 2>/dev/null)" || die "list_modul
 while read -r module; do
   case "$module" in *.so) copy_with_libraries "$module" ;; *) mkdir -p "$rootfs$(dirname "$module")"; cp "$module" "$rootfs$module" ;; esac
 done <<<"$modules"
-cp "$here/odoo_double.py" "$here/odoo_double_models.py" "$here/odoo-external-api.json" "$rootfs/opt/erp-double/"
+cp "$here"/odoo_double*.py "$here/odoo-external-api.json" "$rootfs/opt/erp-double/"
 printf '[options]\naddons_path = /mnt/extra-addons\ndata_dir = /var/lib/odoo\n' >"$rootfs/etc/odoo/odoo.conf"
 printf 'root:x:0:0:root:/root:/bin/sh\nodoo:x:101:101:odoo:/var/lib/odoo:/bin/sh\n' >"$rootfs/etc/passwd"
 printf 'root:x:0:\nodoo:x:101:\n' >"$rootfs/etc/group"

@@ -4,9 +4,7 @@ control plane meets, with Odoo 17's rules where it depends on them:
 - groups imply groups (implied_ids, transitively): a user given a group gets what it implies;
 - a user created without groups_id gets the groups of the template user base.default_user; one
   created with groups_id gets those (and what they imply) only (res_users.py _default_groups);
-- a module's install adds its groups; those meant for every employee go to the template and to
-  every internal user (res_users.py write() on the template).
-The install itself (its time, the reload) is the server's (odoo_double.py)."""
+- a module's install adds its groups (odoo_double_modules.py)."""
 
 
 import hashlib
@@ -168,35 +166,6 @@ def users_model(state, uid, method, args, kwargs, admin):
             record_values(state, record, args[1], 'res.users')
         return True
     raise Fault('unknownMethod', model='res.users', method=method)
-
-
-def install_plan(state, module, seen, plan):
-    """The module and its missing dependencies, dependencies first; a missing one is Odoo's fault."""
-    if module['state'] == 'installed' or module['name'] in seen:
-        return plan
-    seen.add(module['name'])
-    for dependency in module.get('dependencies', []):
-        found = next((m for m in state['modules'] if m['name'] == dependency), None)
-        if found is None:
-            raise Fault('missingDependency', module=module['name'], dependency=dependency)
-        install_plan(state, found, seen, plan)
-    plan.append(module)
-    return plan
-
-
-def finish_install(state, names):
-    """The registry reload's end: modules installed, their groups added, the template's new groups
-    given to every internal user."""
-    internal = group_id(state, 'base.group_user')
-    for module in [m for m in state['modules'] if m['name'] in names]:
-        module['state'] = 'installed'
-        for group in module.get('groups', []):
-            if not any(g['id'] == group['id'] for g in state['groups']):
-                state['groups'].append({k: v for k, v in group.items() if k != 'defaultUser'})
-            if group.get('defaultUser'):
-                for user in state['users']:
-                    if user.get('xml_id') == CONTRACT['initialDatabase']['defaultUserXmlId'] or internal in user['groups_id']:
-                        user['groups_id'] = with_implied(state, user['groups_id'] + [group['id']])
 
 
 def data_model(state, method, args, kwargs):
