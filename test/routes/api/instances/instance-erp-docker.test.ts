@@ -92,7 +92,7 @@ docker.test('users of a running instance, an invitation into it, module installs
   }, 30_000, 'the ERP user of the accepted invitation')
   t.match(erin, { login: email, name: 'Erin Invitee', role: 'user', email })
   const readGroups = async (login: string): Promise<number[]> => {
-    const [row] = await callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'res.users', 'search_read', [[['login', '=', login]]], { fields: ['groups_id'] }]) as Array<{ groups_id: number[] }>
+    const [row] = await callOdoo({ endpoint: restarted, timeoutMs: 5000 }, 'object', 'execute_kw', [database, 2, secrets?.adminPassword, 'res.users', 'search_read', [[['login', '=', login]]], { fields: ['groups_id'] }]) as Array<{ groups_id: number[] }>
     return row?.groups_id ?? []
   }
   const template = contract.initialDatabase.users.find((u) => u.xml_id === contract.initialDatabase.defaultUserXmlId)?.groups_id ?? []
