@@ -3,13 +3,13 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
-import type { InstanceSpec, Observation, ObservedState, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { InstanceSpec, Observation, ProvisioningBackend } from '../../../provisioning/backend.ts'
 import type { ErpCredentialStore } from '../erp/erp-credentials.ts'
 import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance, type InstanceState } from './instance.entity.ts'
 import { subscriptionSize, tenantQuota } from './instance-resources.ts'
-import { ACTIONS, type InstanceAction } from './instance-states.ts'
+import { ACTIONS, reached, TARGET, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import type { InstanceJobData } from './instances.service.ts'
 import { instanceSpec } from './instance-spec.ts'
@@ -41,14 +41,6 @@ export interface InstanceJobDeps {
   log: FastifyBaseLogger
 }
 
-const TARGET: Record<InstanceAction, readonly ObservedState[]> = {
-  provision: ['running'],
-  start: ['running'],
-  restart: ['running'],
-  stop: ['stopped', 'missing'],
-  delete: ['missing']
-}
-
 /** The instance left the job's state while the job waited (a delete was asked meanwhile). */
 class Overtaken extends Error {
   override name = 'Overtaken'
@@ -57,11 +49,6 @@ class Overtaken extends Error {
 
 /** 128 + SIGKILL: the ERP did not exit within the grace period and was killed. */
 const KILLED = 137
-
-/** Whether `seen` is where `action` was going. After a stop we asked for, any exit is a stop. */
-function reached (action: InstanceAction, seen: Observation): boolean {
-  return TARGET[action].includes(seen.state) || (action === 'stop' && seen.exitCode !== undefined)
-}
 
 /**
  * Carries out one queued action. Idempotent: it acts only while the instance

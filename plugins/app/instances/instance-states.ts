@@ -1,3 +1,4 @@
+import type { Observation, ObservedState } from '../../../provisioning/backend.ts'
 import type { InstanceState } from './instance.entity.ts'
 import { InstanceBusy, InstanceDeleted } from './instances.errors.ts'
 
@@ -90,4 +91,18 @@ export function decide (state: InstanceState, action: Exclude<InstanceAction, 'p
 /** The transitional state a job for `action` expects to find; anything else means its work is already done. */
 export function duringOf (action: InstanceAction): InstanceState {
   return ACTIONS[action].during
+}
+
+/** What the backend shows once an action's job is done. */
+export const TARGET: Record<InstanceAction, readonly ObservedState[]> = {
+  provision: ['running'],
+  start: ['running'],
+  restart: ['running'],
+  stop: ['stopped', 'missing'],
+  delete: ['missing']
+}
+
+/** Whether `seen` is where `action` was going. After a stop we asked for, any exit is a stop. */
+export function reached (action: InstanceAction, seen: Observation): boolean {
+  return TARGET[action].includes(seen.state) || (action === 'stop' && seen.exitCode !== undefined)
 }
