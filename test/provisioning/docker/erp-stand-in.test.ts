@@ -8,8 +8,10 @@
 import pg from 'pg'
 import t from 'tap'
 import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
-import { containerLogs, publishedPort, requireDockerOrSkipLoudly, testImage, waitForHttp } from '../../support/docker/engine.ts'
-import { dockerFixture, erpSpec, waitForState, WEB_HEALTH_CHECK } from './helpers.ts'
+import { containerLogs, publishedPort, requireDockerOrSkipLoudly, testImage, testImageWith, waitForHttp } from '../../support/docker/engine.ts'
+import { containerConfig } from '../../../provisioning/docker/container-config.ts'
+import { resolveOptions } from '../../../provisioning/docker/options.ts'
+import { dockerFixture, erpSpec, initialiseDirectly, waitForState, WEB_HEALTH_CHECK } from './helpers.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
 const fx = await dockerFixture(t, engine.available)
@@ -61,4 +63,13 @@ engine.test('as Odoo, it refuses to run as the database user postgres, the initi
     t.match((await containerLogs(container)).stderr, "Using the database user 'postgres' is a security risk, aborting.")
     await container.remove({ force: true })
   }
+})
+
+engine.test('its initialisation takes ERP_INIT_SECONDS, as Odoo\'s -i base takes time', async (t) => {
+  const spec = await erpSpec(t, fx)
+  const image = await testImageWith({ ERP_INIT_SECONDS: '2' })
+  const config = containerConfig(spec, resolveOptions({ docker: engine.docker, imageTemplate: image, addonsRoot: fx.addonsRoot }))
+  const began = Date.now()
+  t.equal(await initialiseDirectly(config, spec.database.name, fx.run.labels), 0)
+  t.ok(Date.now() - began >= 2000, `took ${Date.now() - began} ms`)
 })

@@ -24,7 +24,7 @@
  * that lets containers reach a loopback-only test database (database-relay.ts).
  */
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import Docker from 'dockerode'
 import type { Test, TestOpts } from 'tap'
@@ -185,6 +185,27 @@ async function resolveTestImage (): Promise<string> {
   if (tag !== wanted) throw new Error(`${BUILD_SCRIPT} printed ${JSON.stringify(stdout)}, expected ${wanted}`)
   await ensureDatabaseRelay(dockerClient(), tag)
   return tag
+}
+
+/**
+ * The test image with `env` baked in (e.g. `{ ERP_INIT_SECONDS: '3' }`: an initialisation that
+ * takes time, as Odoo's `-i base` does), tagged `erp-test-image-env:<hash of env>`, once per engine
+ * and content. The backend passes no free-form environment to an instance, so an image carries it.
+ */
+export async function testImageWith (env: Record<string, string>): Promise<string> {
+  const docker = dockerClient()
+  const base = await docker.getImage(await testImage()).inspect()
+  const entries = Object.entries(env).sort(([a], [b]) => a.localeCompare(b))
+  const tag = createHash('sha256').update(base.Id).update(JSON.stringify(entries)).digest('hex').slice(0, 16)
+  const image = `erp-test-image-env:${tag}`
+  if (await docker.getImage(image).inspect().then(() => true, () => false)) return image
+  const container = await docker.createContainer({ Image: base.Id, Labels: { 'erp.test-image.env': '1' } })
+  try {
+    await container.commit({ repo: 'erp-test-image-env', tag, changes: entries.map(([k, v]) => `ENV ${k}=${v}`).join('\n') })
+  } finally {
+    await container.remove({ force: true })
+  }
+  return image
 }
 
 /**
