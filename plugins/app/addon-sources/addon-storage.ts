@@ -27,6 +27,8 @@ export interface SyncRequest {
   signal: AbortSignal
   /** Modules the tenant's other sources provide (technical name -> that source's name): finding one fails the sync. */
   taken?: Record<string, string>
+  /** This source's modules installed on instances (technical name -> the instances' names): missing one fails the sync. */
+  installed?: Record<string, string>
 }
 
 export class ModuleConflict extends Error {
@@ -37,6 +39,16 @@ export class ModuleConflict extends Error {
 export function checkConflicts (found: string[], taken: Record<string, string> | undefined): void {
   const clash = found.find((name) => taken !== undefined && Object.hasOwn(taken, name))
   if (clash !== undefined) throw new ModuleConflict(`the module ${clash} is already provided by the addon source ${taken?.[clash] ?? ''}`)
+}
+
+/** Refuses a checkout that no longer provides a module installed on an instance: its code would vanish under it. */
+export function checkInstalledKept (found: string[], installed: Record<string, string> | undefined): void {
+  const missing = Object.keys(installed ?? {}).sort().find((name) => !found.includes(name))
+  if (missing !== undefined) throw new ModuleStillInstalled(`the module ${missing} is no longer in the repository but is installed on ${installed?.[missing] ?? ''}`)
+}
+
+export class ModuleStillInstalled extends Error {
+  override name = 'ModuleStillInstalled'
 }
 
 export interface SyncOutcome {
@@ -68,6 +80,7 @@ export function createLocalAddonStorage (addonsDirOf: (tenantSubdomain: string) 
           await checkoutCommit(gitDir, stage, commit, signal)
           const found = await findModules(request.subpath === null ? stage : join(stage, request.subpath))
           checkConflicts(found.map((m) => m.technicalName), request.taken)
+          checkInstalledKept(found.map((m) => m.technicalName), request.installed)
           const { linked, skipped } = await switchTo(addonsDir, request.sourceId, stage, request.subpath, found.map((m) => m.technicalName))
           return { commit, modules: found.filter((m) => linked.includes(m.technicalName)), skipped, hostKey }
         } catch (error) {

@@ -129,7 +129,9 @@ export function createKubeAddonStorage (options: KubeAddonStorageOptions): Addon
         SUBPATH: request.subpath ?? '',
         MAX_BYTES: String(request.maxBytes),
         MAX_FILES: String(request.maxFiles),
-        TAKEN: taken
+        TAKEN: taken,
+        // name=instance_names: spaces become underscores (the script splits on spaces and turns them back)
+        INSTALLED: Object.entries(request.installed ?? {}).map(([module, where]) => `${module}=${where.replace(/[^A-Za-z0-9.,()-]/g, '_')}`).join(' ')
       }, secret, request.url.hostname)
       return outcomeOf(report)
     },

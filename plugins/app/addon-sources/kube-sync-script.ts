@@ -9,7 +9,7 @@
  * or `ADDON-SYNC {"error":…}`; the portal reads the manifests itself (never evaluated).
  *
  * Inputs (environment): ADDONS (the claim's mount), SOURCE_ID, MODE (sync|remove), FETCH_URL,
- * BRANCH, SUBPATH, PIN_RESOLVE (https) or SSH_HOST_ALIAS and SSH_HOST_KEY (ssh; the pinned key, empty: pin the first seen), MAX_BYTES, MAX_FILES, TAKEN
+ * BRANCH, SUBPATH, PIN_RESOLVE (https) or SSH_HOST_ALIAS and SSH_HOST_KEY (ssh; the pinned key, empty: pin the first seen), MAX_BYTES, MAX_FILES, TAKEN, INSTALLED
  * (` module=source ` pairs other sources provide); from the Job's Secret: GIT_TOKEN or DEPLOY_KEY.
  */
 // `%{` stands for the shell's `${` (which a template literal would read as its own).
@@ -94,6 +94,9 @@ for n in $found; do
     other=$(printf '%s' " $TAKEN " | sed "s/.* $n=\([^ ]*\) .*/\1/")
     rm -rf "$stage"; fail "the module $n is already provided by the addon source $other" ;;
   esac
+done
+for e in %{INSTALLED:-}; do
+  case " $found " in *" %{e%%=*} "*) ;; *) rm -rf "$stage"; fail "the module %{e%%=*} is no longer in the repository but is installed on $(printf '%s' "%{e#*=}" | tr '_' ' ')" ;; esac
 done
 ln -s "$(basename "$stage")" "$A/.link-$SOURCE_ID-new" && mv -fT "$A/.link-$SOURCE_ID-new" "$A/$cur" || { rm -rf "$stage"; fail 'cannot switch the checkout'; }
 prefix="$cur/%{SUBPATH:+$SUBPATH/}"

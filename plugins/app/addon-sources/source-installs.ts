@@ -21,8 +21,8 @@ export interface InstanceUsingSource {
   modules: string[]
 }
 
-export async function refuseWhileInstalled (tx: EntityManager, tenantId: string, source: AddonSource): Promise<void> {
-  const rows = await tx.execute<HoldingRow[]>(
+async function holdingRows (em: EntityManager, tenantId: string, source: Pick<AddonSource, 'id'>): Promise<HoldingRow[]> {
+  return await em.execute<HoldingRow[]>(
     `SELECT i.id AS instance_id, i.name AS instance_name, m.technical_name
        FROM instance_modules im
        JOIN erp_modules m ON m.id = im.module_id
@@ -31,6 +31,28 @@ export async function refuseWhileInstalled (tx: EntityManager, tenantId: string,
         AND im.state IN (${HOLDING_STATES.map(() => '?').join(', ')}) AND i.state <> 'deleted'
       ORDER BY i.id, m.technical_name`,
     [source.id, tenantId, tenantId, ...HOLDING_STATES])
+}
+
+/** This source's modules installed on instances, each with the instances' names (`Sales, Books`): a sync must keep them. */
+export async function installedModules (em: EntityManager, tenantId: string, source: Pick<AddonSource, 'id'>): Promise<Record<string, string>> {
+  const where = new Map<string, string[]>()
+  for (const row of await holdingRows(em, tenantId, source)) where.set(row.technical_name, [...where.get(row.technical_name) ?? [], row.instance_name])
+  return Object.fromEntries([...where].map(([module, names]) => [module, names.join(', ')]))
+}
+
+/**
+ * Before a sync drops catalog entries of this source (modules the new commit no longer has, none of
+ * them installed anywhere: the sync checked), the install rows that still name them go: failed or
+ * uninstalled installs, instances since deleted.
+ */
+export async function forgetInstallsOfDropped (tx: EntityManager, tenantId: string, sourceId: number, kept: string[]): Promise<void> {
+  await tx.execute(`DELETE FROM instance_modules WHERE tenant_id = ? AND module_id IN (
+      SELECT id FROM erp_modules WHERE addon_source_id = ? AND tenant_id = ? AND technical_name NOT IN (SELECT jsonb_array_elements_text(?::jsonb)))`,
+  [tenantId, sourceId, tenantId, JSON.stringify(kept)])
+}
+
+export async function refuseWhileInstalled (tx: EntityManager, tenantId: string, source: AddonSource): Promise<void> {
+  const rows = await holdingRows(tx, tenantId, source)
   if (rows.length > 0) {
     const instances = new Map<number, InstanceUsingSource>()
     for (const row of rows) {

@@ -17,7 +17,8 @@ import { replaceSourceModules } from '../modules/source-modules.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
 import type { AddonSyncJobData } from './addon-sources.service.ts'
-import { ModuleConflict, NoAddonStorage, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
+import { ModuleConflict, ModuleStillInstalled, NoAddonStorage, type AddonStorage, type SyncOutcome } from './addon-storage.ts'
+import { forgetInstallsOfDropped, installedModules } from './source-installs.ts'
 import { SourceTooLarge } from './git-fetch.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
@@ -63,6 +64,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       ...(credential === undefined ? {} : { credential }),
       hostKey: source.sshHostKey ?? null,
       taken: await modulesOfOtherSources(em, source),
+      installed: await installedModules(em, source.tenant.id, source),
       maxBytes: deps.limits.maxBytes,
       maxFiles: deps.limits.maxFiles,
       signal: AbortSignal.timeout(deps.limits.timeoutMs)
@@ -78,6 +80,7 @@ export function createSyncJob (deps: SyncJobDeps) {
       const outcome = await run(em, source)
       await finish(tenantId, sourceId, async (done, tx) => {
         const names = outcome.modules.map((m) => m.technicalName)
+        await forgetInstallsOfDropped(tx, tenantId, done.id, names)
         await replaceSourceModules(tx, tenantId, done.id, outcome.modules)
         const note = outcome.skipped.length === 0 ? null : `Not linked, already provided by another source or folder: ${outcome.skipped.join(', ')}`
         if (done.sshHostKey == null && outcome.hostKey !== null && url(done).protocol === 'ssh:') done.sshHostKey = outcome.hostKey
@@ -111,10 +114,10 @@ const url = (source: AddonSource) => new URL(source.repositoryUrl)
  * Failures another attempt would only repeat: the repository's content or the source's settings,
  * not the network (the Kubernetes Job reports them as text, hence the messages).
  */
-const FINAL = /does not exist in the repository|refused the deploy key|is not the one pinned|is already provided by the addon source|has more than \d+ files|larger than the \d+-byte limit|needs a deploy key/
+const FINAL = /does not exist in the repository|is no longer in the repository but is installed on|refused the deploy key|is not the one pinned|is already provided by the addon source|has more than \d+ files|larger than the \d+-byte limit|needs a deploy key/
 
 function deterministic (error: unknown, message: string): boolean {
-  if (error instanceof ModuleConflict || error instanceof SourceTooLarge || error instanceof NoAddonStorage) return true
+  if (error instanceof ModuleConflict || error instanceof ModuleStillInstalled || error instanceof SourceTooLarge || error instanceof NoAddonStorage) return true
   // The guard refused the host's address; a name that does not resolve (ADDON_SOURCE_INVALID) may resolve later.
   if ((error as { code?: string }).code === 'ADDON_SOURCE_ADDRESS_REFUSED') return true
   return FINAL.test(message)

@@ -60,6 +60,12 @@ t.test('sync, switch to a new commit, conflicts, caps and removal, as the Job ru
   t.same(reportOf(refused.log), { error: 'the module new_tool is already provided by the addon source Shared_addons' })
   t.equal(readFileSync(join(addons, 'sale_extra', 'a.py'), 'utf8'), 'V = 2\n', 'a refused sync changes nothing')
 
+  const dropped = await runScript(env({ INSTALLED: 'new_tool=Sales gone_mod=Sales,_Books' }))
+  t.not(dropped.code, 0)
+  t.same(reportOf(dropped.log), { error: 'the module gone_mod is no longer in the repository but is installed on Sales, Books' }, 'an installed module the commit lacks')
+  t.equal(readFileSync(join(addons, 'sale_extra', 'a.py'), 'utf8'), 'V = 2\n', 'and changes nothing')
+  t.match(reportOf((await runScript(env({ INSTALLED: 'new_tool=Sales sale_extra=Books' }))).log), { commit: second }, 'installed modules still there: synced')
+
   t.match(reportOf((await runScript(env({ MAX_FILES: '1' }))).log), { error: 'the repository has more than 1 files' })
   t.match(reportOf((await runScript(env({ GIT_TOKEN: 'wrong' }))).log), { error: /fatal/ })
   t.match(reportOf((await runScript(env({ BRANCH: 'nope' }))).log), { error: 'the branch nope does not exist in the repository' })

@@ -2,7 +2,8 @@
  * Deleting a source whose module is installed on an instance: refused with 409
  * ADDON_SOURCE_IN_USE naming the instances (and their modules), changing nothing; once
  * nothing of it is installed anywhere, the delete goes through (never a 500 from the
- * instance_modules foreign key). On real PostgreSQL, with a real Git server.
+ * instance_modules foreign key). Likewise a sync of a commit that drops an installed module
+ * fails in words, its files and catalog untouched. On real PostgreSQL, with a real Git server.
  */
 import t from 'tap'
 import { existsSync } from 'node:fs'
@@ -69,4 +70,40 @@ t.test('a source with an installed module: 409 naming the instances, nothing cha
   t.same(await sql.execute('SELECT technical_name FROM erp_modules WHERE addon_source_id = ?', [source.id]), [], 'its catalog entries went')
   t.same(await sql.execute('SELECT id FROM instance_modules WHERE tenant_id = ?', [tenant]), [], 'and the install rows that named them')
   t.notOk(existsSync(join(addonsOf(admin.subdomain), 'sale_extra')), 'and its code')
+})
+
+t.test('a commit that drops an installed module: the sync fails naming the instance, nothing switched; once uninstalled, it syncs', async (t) => {
+  const git = await startGitServer(t)
+  const { app, addonsOf } = await buildWithAddons(t)
+  const admin = await signup(app)
+  const call = api(app, admin.token)
+  const tenant = admin.user.tenant_id as string
+  const repo = await git.repo('dropping-addons')
+  const first = await repo.commit({ 'sale_extra/__manifest__.py': manifest('Sale Extra'), 'report_plus/__manifest__.py': manifest('Report Plus'), 'keep_me/__manifest__.py': manifest('Keep') })
+  const source = (await call('POST', '/api/addon-sources', { repository_url: repo.url, branch: 'main' })).json.addon_source
+  await call('POST', `/api/addon-sources/${source.id}/sync`)
+  t.match(await waitForSync(call, source.id), { state: 'synced', last_commit: first })
+
+  const sql = app.orm.em.fork()
+  const moduleId = async (name: string) => Number((await sql.execute('SELECT id FROM erp_modules WHERE tenant_id = ? AND technical_name = ?', [tenant, name]))[0]!.id)
+  const assign = async (instanceId: number, module: string, state: string) => sql.execute(
+    'INSERT INTO instance_modules (tenant_id, instance_id, module_id, state, created_at, updated_at) VALUES (?, ?, ?, ?, now(), now())',
+    [tenant, instanceId, await moduleId(module), state])
+  const sales = await recordInstance(app, tenant, { name: 'Sales', state: 'running' })
+  await assign(sales, 'sale_extra', 'installed')
+  await assign(sales, 'report_plus', 'failed')
+
+  await repo.commit({ 'sale_extra': null, 'report_plus': null })
+  await call('POST', `/api/addon-sources/${source.id}/sync`)
+  const refused = await waitForSync(call, source.id)
+  t.match(refused, { state: 'failed', last_commit: first, error: 'the module sale_extra is no longer in the repository but is installed on Sales' })
+  t.ok(existsSync(join(addonsOf(admin.subdomain), 'sale_extra', '__manifest__.py')), 'the instance\'s module code stays in place')
+  t.same((await sql.execute('SELECT technical_name FROM erp_modules WHERE addon_source_id = ? ORDER BY technical_name', [source.id])).map((r) => r.technical_name),
+    ['keep_me', 'report_plus', 'sale_extra'], 'the catalog is unchanged')
+
+  await sql.execute("UPDATE instance_modules SET state = 'uninstalled' WHERE instance_id = ?", [sales])
+  await call('POST', `/api/addon-sources/${source.id}/sync`)
+  t.match(await waitForSync(call, source.id), { state: 'synced', modules: ['keep_me'], error: null })
+  t.same(await sql.execute('SELECT id FROM instance_modules WHERE tenant_id = ?', [tenant]), [], 'the install rows of the dropped modules went with them')
+  t.notOk(existsSync(join(addonsOf(admin.subdomain), 'sale_extra')))
 })
