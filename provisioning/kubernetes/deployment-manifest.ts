@@ -51,7 +51,10 @@ export function deploymentManifest (spec: InstanceSpec, replicas: 0 | 1, setting
             envFrom: [{ secretRef: { name: dbSecretOf(spec.subdomain) } }],
             env: [{ name: 'ERP_WORKERS', value: String(spec.resources.workers) }],
             resources: { limits, requests: { ...limits } },
-            // The startup probe holds the other two back while a first start initialises the database.
+            // All three read the health path, which the ERP answers only once its database is
+            // initialised: a pod runs only after the first-start Job (provision) or the restore Job
+            // (a new instance is made at 0 replicas) has filled it. The startup probe holds the
+            // other two back while the ERP loads.
             startupProbe: probe(settings.healthPath, { periodSeconds: 10, failureThreshold: 60 }),
             readinessProbe: probe(settings.healthPath, { periodSeconds: 10, failureThreshold: 3 }),
             livenessProbe: probe(settings.healthPath, { periodSeconds: 20, failureThreshold: 6 }),
