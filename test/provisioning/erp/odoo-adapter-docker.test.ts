@@ -38,7 +38,7 @@ engine.test('first start: initialised once, configured, the default admin passwo
   t.match(config.stdout, 'list_db = False\n', 'no database manager')
   t.match(config.stdout, `dbfilter = ^${db}$\n`, 'this instance\'s database only')
   const manager = await execIn(container, ['sh', '-c', 'wget -q -O - http://127.0.0.1:8069/web/database/manager'])
-  t.match(manager.stdout, contract.databaseManagerDisabledPage, 'the manager page says it is disabled')
+  t.match(manager.stdout, contract.server.databaseManagerDisabled, 'the manager page says it is disabled')
   await t.rejects(callOdoo(target, 'db', 'list', []), { message: contract.fault.databaseManagerDisabled?.message ?? '' }, 'the db service is closed too')
   const inits = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceId}`] } })).map((c) => c.Names[0])
   t.same(inits, [`/erp-${spec.subdomain}`], 'the one-off initialisation container is gone')
@@ -53,7 +53,7 @@ engine.test('first start: initialised once, configured, the default admin passwo
   t.pass('setting it again is a no-op; the check passes')
 
   const url = `https://${spec.host}`
-  t.equal(await adapter.setBaseUrl(url), contract.initialDatabase.configParameters['web.base.url'], 'web.base.url was Odoo\'s default until set')
+  t.equal(await adapter.setBaseUrl(url), contract.server.defaultConfigParameters['web.base.url'], 'web.base.url was Odoo\'s default until set')
   t.equal(await callOdoo(target, 'object', 'execute_kw', [db, 2, adminPassword, 'ir.config_parameter', 'get_param', ['web.base.url']]), url, 'set to the instance\'s address')
   const template = contract.initialDatabase.users.find((u) => u.xml_id === contract.initialDatabase.defaultUserXmlId)
   t.same(await adapter.defaultUserGroupIds(), template?.groups_id, 'the default user template\'s groups')

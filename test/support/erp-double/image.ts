@@ -17,13 +17,13 @@ export interface OdooContract {
   fault: Record<string, { name: string, message: string }>
   timing: { initSeconds: number, installSeconds: number, reloadSeconds: number }
   loginCooldown: { after: number, seconds: number }
-  databaseManagerDisabledPage: string
+  /** How the server answers besides JSON-RPC (the busybox stand-in reads it too). */
+  server: { databaseManagerDisabled: string, defaultConfigParameters: Record<string, string>, internalErrorPage: string }
   initialDatabase: {
     adminUid: number
     adminLogin: string
     adminPassword: string
     defaultUserXmlId: string
-    configParameters: Record<string, string>
     users: Array<{ id: number, login: string, xml_id: string, groups_id: number[] }>
     groups: Array<{ id: number, name: string, xml_id: string, implied_ids: number[] }>
     modules: Array<{ id: number, name: string, state: string, dependencies: string[], groups: Array<{ id: number, xml_id: string, defaultUser: boolean }> }>

@@ -146,5 +146,5 @@ engine.test('with list_db = False the db service answers AccessDenied and the ma
   await waitForVersion(endpoint)
   await t.rejects(callOdoo({ endpoint, timeoutMs: 5000 }, 'db', 'list', []), { faultName: 'odoo.exceptions.AccessDenied', message: faultMessage('databaseManagerDisabled') })
   const page = await fetch(`${endpoint}/web/database/manager`)
-  t.match(await page.text(), contract.databaseManagerDisabledPage)
+  t.match(await page.text(), contract.server.databaseManagerDisabled)
 })

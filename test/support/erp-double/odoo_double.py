@@ -90,19 +90,18 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(0.05)
 
     def uninitialised_page(self):
-        page = CONTRACT['uninitialisedDatabasePage']
-        self.answer(page['status'], page['body'], page['contentType'])
+        self.answer(500, CONTRACT['server']['internalErrorPage'], 'text/html; charset=utf-8')
 
     def do_GET(self):
         self.wait_for_reload()
-        if self.path in ('/web/health', '/healthz'):
+        if self.path in (CONTRACT['server']['healthPath'], '/healthz'):
             if configured_database_missing():
                 self.uninitialised_page()
             else:
-                self.answer(200, {'status': 'pass'})
+                self.answer(200, CONTRACT['server']['healthPass'])
         elif self.path.startswith('/web/database'):
             disabled = list_db_disabled()
-            self.answer(200, CONTRACT['databaseManagerDisabledPage'] if disabled else 'database manager', 'text/html')
+            self.answer(200, CONTRACT['server']['databaseManagerDisabled'] if disabled else 'database manager', 'text/html')
         else:
             self.answer(404, 'not found', 'text/plain')
 
@@ -130,6 +129,8 @@ class Handler(BaseHTTPRequestHandler):
 
 def main(argv):
     OPTIONS.update(parse_options(argv))
+    if OPTIONS.get('db_user') == 'postgres':
+        sys.exit(CONTRACT['server']['postgresUserRefused'])
     if OPTIONS.get('init'):
         if not OPTIONS.get('db_name'):
             sys.exit('odoo: error: -i needs a database (-d)')

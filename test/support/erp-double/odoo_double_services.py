@@ -3,7 +3,7 @@ as a JSON file under the data_dir, `-i base`, the common, object and db services
 install's time and the registry reload during which nothing answers, and the login cooldown."""
 import json
 import os
-import secrets
+import uuid
 import sys
 import threading
 import time
@@ -81,7 +81,8 @@ def initialise(db):
     for user in users:
         if user['id'] == initial['adminUid']:
             user['password'] = hash_password(initial['adminPassword'])
-    params = dict(initial['configParameters'], **{'database.uuid': secrets.token_hex(16), 'database.secret': secrets.token_hex(16)})
+    params = dict(CONTRACT['server']['defaultConfigParameters'], **{'database.uuid': str(uuid.uuid4()), 'database.secret': str(uuid.uuid4()),
+                                                                   'database.create_date': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())})
     state = {'users': users, 'groups': initial['groups'], 'modules': [dict(m) for m in initial['modules']], 'params': params, 'next_id': 100}
     save(db, state)
     log('INFO', f'init db {db}: base installed without demo data')

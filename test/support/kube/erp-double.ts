@@ -12,7 +12,8 @@ import { failure } from './status.ts'
 
 const contract = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-api.json', import.meta.url), 'utf8')) as {
   fault: Record<string, { name: string, message: string }> & { envelope: { error: { code: number, message: string, data: Record<string, unknown> } } }
-  initialDatabase: { adminUid: number, adminLogin: string, adminPassword: string, configParameters: Record<string, string> }
+  initialDatabase: { adminUid: number, adminLogin: string, adminPassword: string }
+  server: { defaultConfigParameters: Record<string, string> }
 }
 
 export interface ErpCall { namespace: string, service: string, call: string, args: unknown[], at: Date }
@@ -34,7 +35,7 @@ export class ErpDoubles {
 
   /** A system parameter (ir.config_parameter) the database holds now, e.g. web.base.url. */
   configParameter (namespace: string, service: string, database: string, name: string): string | undefined {
-    return this.#params.get(`${namespace}/${service}/${database}/${name}`) ?? contract.initialDatabase.configParameters[name]
+    return this.#params.get(`${namespace}/${service}/${database}/${name}`) ?? contract.server.defaultConfigParameters[name]
   }
 
   /** The administrator's password the database holds now. */
@@ -70,7 +71,7 @@ export class ErpDoubles {
       return reply(true)
     }
     if (model === 'ir.config_parameter' && verb === 'set_param' && typeof ids === 'string') {
-      const old = this.#params.get(`${key}/${ids}`) ?? contract.initialDatabase.configParameters[ids] ?? false
+      const old = this.#params.get(`${key}/${ids}`) ?? contract.server.defaultConfigParameters[ids] ?? false
       this.#params.set(`${key}/${ids}`, String(values))
       return reply(old)
     }
