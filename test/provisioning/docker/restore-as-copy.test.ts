@@ -6,11 +6,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { buffer } from 'node:stream/consumers'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import pg from 'pg'
+import { pack } from 'tar-stream'
 import type { InstanceSpec } from '../../../provisioning/backend.ts'
 import { createDockerBackupRunner } from '../../../provisioning/docker/backup-runner.ts'
 import { createEngineCall } from '../../../provisioning/docker/engine-calls.ts'
@@ -88,5 +90,17 @@ docker.test('a copy gets its filestore under its own database name and its own i
   await runner.settleFilestore(from, 0, 'restored')
   t.same(await identity(source), sourceIdentity, 'in place: the database keeps its uuid and secret')
   t.match(await inFilestore(from.subdomain, LIST), `./filestore/${source}/3f/3fa2 attachment`)
+
+  // An archive made before sessions were left out: its sessions/ stays behind at the restore.
+  const old = pack()
+  for (const [name, content] of [['data/', null], ['data/sessions/', null], ['data/sessions/werkzeug_9.sess', 'old login\n'], ['data/config', 'old\n']] as const) {
+    old.entry(content === null ? { name, type: 'directory', mode: 0o755 } : { name, mode: 0o644 }, content ?? undefined)
+  }
+  old.finalize()
+  const oldFile = join(scratch, 'old-filestore.tar')
+  writeFileSync(oldFile, await buffer(old))
+  await runner.importFilestore(into, 0, oldFile, { sourceDatabase: source })
+  await runner.settleFilestore(into, 0, 'restored')
+  t.equal(await inFilestore(into.subdomain, LIST), './\n./config old\n', 'an old archive\'s web sessions are not restored')
   t.same(await engine.listContainers({ all: true, filters: { label: [run.label] } }), [], 'every one-off container was removed')
 })
