@@ -94,7 +94,8 @@ docker.test('a copy gets its filestore under its own database name and its own i
   // An archive made before sessions were left out: its sessions/ stays behind at the restore.
   const old = pack()
   for (const [name, content] of [['data/', null], ['data/sessions/', null], ['data/sessions/werkzeug_9.sess', 'old login\n'], ['data/config', 'old\n']] as const) {
-    old.entry(content === null ? { name, type: 'directory', mode: 0o755 } : { name, mode: 0o644 }, content ?? undefined)
+    if (content === null) old.entry({ name, type: 'directory', mode: 0o755 })
+    else old.entry({ name, mode: 0o644 }, content)
   }
   old.finalize()
   const oldFile = join(scratch, 'old-filestore.tar')
