@@ -1,12 +1,15 @@
 /**
  * What an instance needs from the Docker backend beyond an engine that answers:
- * its image, in the engine or pullable, and its database server, reachable from
- * a container with an instance role's password. Checked at start (one line per
+ * its image, in the engine or pullable, and its database server, answering where
+ * containers connect (the bridge's gateway for host.docker.internal). The probe runs
+ * on this machine, whose own connection the server may see under another address
+ * (NAT): a pg_hba.conf refusal counts only when it names a container's address. Checked at start (one line per
  * problem, naming the setting that fixes it) and before an instance is created,
  * so that a backend that cannot serve it refuses at once instead of failing for
  * minutes.
  */
 import { randomBytes } from 'node:crypto'
+import { BlockList } from 'node:net'
 import Docker from 'dockerode'
 import pg from 'pg'
 import { dockerContainerAccess } from '../database/container-access.ts'
@@ -72,10 +75,12 @@ export function createDockerServeChecks (options: {
   async function database (): Promise<ServeProblem | undefined> {
     const { port } = options.database
     let host = options.database.host
+    const containers = new BlockList()
     if (host === DOCKER_HOST_ALIAS) {
       const access = await dockerContainerAccess({ docker, ...(options.network === undefined ? {} : { network: options.network }) })
       if (access === undefined) return unreachable(`${host}:${port}`, 'the Docker bridge\'s address on this machine could not be found')
       host = access.listen[0]!
+      for (const subnet of access.subnets) containers.addSubnet(subnet.split('/')[0]!, Number(subnet.split('/')[1]), 'ipv4')
     }
     const client = new pg.Client({ host, port, user: PROBE_ROLE, password: randomBytes(12).toString('hex'), database: 'postgres', connectionTimeoutMillis: 3000 })
     client.on('error', () => {})
@@ -84,8 +89,14 @@ export function createDockerServeChecks (options: {
       return undefined
     } catch (error) {
       const { code, message } = error as { code?: string, message: string }
-      if (code === '28P01' || code === '3D000' || (code === '28000' && !message.includes('pg_hba.conf'))) return undefined // it let the role try
-      return unreachable(`${options.database.host}:${port}`, code === '28000' ? `its pg_hba.conf refuses the instances' roles from ${host}` : `${host}:${port}: ${message}`)
+      if (code === '28P01' || code === '3D000') return undefined // it let the role try its password
+      if (code === '28000') {
+        // The host's own connection may reach the server under another address (NAT): only a refusal of a container's address speaks for containers.
+        const seenAs = /pg_hba\.conf entry for host "([^"]+)"/.exec(message)?.[1]
+        if (seenAs === undefined || !containers.check(seenAs, 'ipv4')) return undefined
+        return unreachable(`${options.database.host}:${port}`, `its pg_hba.conf refuses the instances' roles from ${seenAs}`)
+      }
+      return unreachable(`${options.database.host}:${port}`, `${host}:${port}: ${message}`)
     } finally {
       await client.end().catch(() => {})
     }
