@@ -6,6 +6,7 @@
  */
 import { BackendUnavailableError } from '../../../provisioning/backend.ts'
 import { DockerEngineError } from '../../../provisioning/docker/engine-calls.ts'
+import { KubernetesApiError } from '../../../provisioning/kubernetes/api-errors.ts'
 import { isUnretryable } from '../../../provisioning/unretryable.ts'
 import type { InstanceAction } from './instance-states.ts'
 
@@ -37,10 +38,10 @@ const NOUNS: Record<InstanceAction, string> = {
   delete: 'Deleting the instance'
 }
 
-/** An error raised below us: a socket, a database server, an HTTP API (a Kubernetes ApiException). */
+/** An error raised below us: a socket, a database server. */
 function isInfrastructure (error: unknown): boolean {
-  const fields = (error ?? {}) as { syscall?: unknown, severity?: unknown, body?: unknown, code?: unknown }
-  return typeof fields.syscall === 'string' || typeof fields.severity === 'string' || (typeof fields.code === 'number' && 'body' in (error as object))
+  const fields = (error ?? {}) as { syscall?: unknown, severity?: unknown }
+  return typeof fields.syscall === 'string' || typeof fields.severity === 'string'
 }
 
 /** A message that names the platform's insides: an address, a URL, a path, a setting. */
@@ -55,9 +56,12 @@ export function describeFailure (error: unknown, action: InstanceAction): JobFai
     if (error.statusCode === 400) return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
     return { tenantMessage: `The hosting platform could not ${VERBS[action]}.`, retryable: true }
   }
-  const code = (error as { code?: unknown } | undefined)?.code
-  if (typeof code === 'number' && (code === 400 || code === 422) && isInfrastructure(error)) {
-    return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
+  if (error instanceof KubernetesApiError) {
+    // Invalid objects and a missing permission of the service's account: the next attempt would be refused alike.
+    if (error.code === 400 || error.code === 422 || error.code === 403) {
+      return { tenantMessage: `The hosting platform refused the instance's configuration, so it could not ${VERBS[action]}; support has to correct it.`, retryable: false }
+    }
+    return { tenantMessage: `The hosting platform could not ${VERBS[action]}.`, retryable: true }
   }
   const message = error instanceof Error ? error.message : String(error)
   if (isInfrastructure(error) || INTERNAL_WORDS.test(message)) return { tenantMessage: `The platform could not ${VERBS[action]} because of an internal error.`, retryable: true }

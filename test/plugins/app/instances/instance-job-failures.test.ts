@@ -21,6 +21,7 @@ import { createBackendRegistry } from '../../../../plugins/app/instances/backend
 import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-jobs.ts'
 import { clipAtWord, createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
 import { describeFailure } from '../../../../plugins/app/instances/job-failures.ts'
+import { KubernetesApiError } from '../../../../provisioning/kubernetes/api-errors.ts'
 import type { InstanceJobData } from '../../../../plugins/app/instances/instances.service.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
@@ -110,4 +111,11 @@ t.test('what the tenant reads: the job\'s own account passes, the platform\'s in
   ]) {
     t.same(describeFailure(inside, 'start'), { tenantMessage: 'The platform could not start the instance because of an internal error.', retryable: true }, inside.message)
   }
+  const invalid = new KubernetesApiError('apply Deployment erp-acme/erp-shop: Deployment.apps "erp-shop" is invalid', 422, undefined)
+  t.same(describeFailure(invalid, 'provision'), {
+    tenantMessage: 'The hosting platform refused the instance\'s configuration, so it could not create the instance; support has to correct it.', retryable: false
+  }, 'a refused configuration fails at once')
+  t.same(describeFailure(new KubernetesApiError('read Deployment erp-acme/erp-shop: conflict', 409, undefined), 'start'), {
+    tenantMessage: 'The hosting platform could not start the instance.', retryable: true
+  })
 })
