@@ -86,6 +86,29 @@ t.test('Ctrl-C to the whole group: clean exit 0 within seconds; a start during t
   t.notMatch(third.output(), ALARMING)
 })
 
+t.test('a start while the previous one drains waits for it, saying so in one line, then serves on its own database', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'erp-portal-drain-'))
+  await chmod(dataDir, 0o755)
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }))
+  const [port, pgPort] = [await freePort(), await freePort()]
+  // SIGTERM with a drain delay (what a process manager sends): the old process keeps serving for 4 s, long enough to start again meanwhile.
+  const env = { PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), AUTH_SERVER_PROCESS: 'false', SHUTDOWN_DELAY_SECONDS: '4' }
+  const old = startInGroup(env)
+  t.teardown(() => { try { process.kill(-old.child.pid!, 'SIGKILL') } catch {} })
+  await waitForReady(`http://127.0.0.1:${port}/health/ready`, old, 120_000)
+  process.kill(old.child.pid!, 'SIGTERM')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const next = startInGroup(env)
+  t.teardown(() => { try { process.kill(-next.child.pid!, 'SIGKILL') } catch {} })
+  t.equal(await old.exited, 0, 'the old one drained and exited 0')
+  await waitForReady(`http://127.0.0.1:${port}/health/ready`, next, 120_000)
+  const waiting = next.output().split('\n').filter((line) => line.includes('still stopping'))
+  t.same(waiting, [`The previous start of this service (pid ${old.child.pid}) is still stopping; waiting for it to finish.`], 'one line')
+  t.notMatch(next.output(), ALARMING)
+  const stopped = await interrupt(next)
+  t.equal(stopped.code, 0)
+})
+
 async function waitForAuthServer (running: Running): Promise<void> {
   const deadline = Date.now() + 60_000
   while (!/Auth server:\s+listening/.test(running.output())) {
