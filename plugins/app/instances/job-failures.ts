@@ -17,11 +17,6 @@ export interface JobFailure {
   retryable: boolean
 }
 
-/** A job's own account of what the backend showed (e.g. "Not running in time: …"): already in the tenant's words. */
-export class JobOutcomeError extends Error {
-  override name = 'JobOutcomeError'
-}
-
 const VERBS: Record<InstanceAction, string> = {
   provision: 'create the instance',
   start: 'start the instance',
