@@ -96,7 +96,9 @@ export function createDockerServeChecks (options: {
         if (seenAs === undefined || !containers.check(seenAs, 'ipv4')) return undefined
         return unreachable(`${options.database.host}:${port}`, `its pg_hba.conf refuses the instances' roles from ${seenAs}`)
       }
-      return unreachable(`${options.database.host}:${port}`, `${host}:${port}: ${message}`)
+      // The embedded server listens on the bridge only if the engine answered when it started.
+      const late = code === 'ECONNREFUSED' ? '; the embedded server: restart the service once the Docker engine runs' : ''
+      return unreachable(`${options.database.host}:${port}`, `${host}:${port}: ${message}${late}`)
     } finally {
       await client.end().catch(() => {})
     }
