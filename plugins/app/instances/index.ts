@@ -1,6 +1,9 @@
 import fp from 'fastify-plugin'
+import Docker from 'dockerode'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createProvisioning } from '../../../provisioning/from-config.ts'
+import { createDockerServeChecks } from '../../../provisioning/serve-checks.ts'
+import { publishedLocalUrl } from '../../../provisioning/docker/local-address.ts'
 import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
 import { addInstanceGauge } from './instance-metrics.ts'
 import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
@@ -49,10 +52,16 @@ export default fp(async (fastify) => {
   const backends = createBackendRegistry({
     enabled: config.instanceBackends,
     backends: Object.fromEntries(Object.entries(provisioning.backends).map(([name, backend]) => [name, countingBackendErrors(backend, fastify.serviceMetrics)])),
-    notConfigured: provisioning.notConfigured
+    notConfigured: provisioning.notConfigured,
+    // Beyond an engine that answers: the image and a database reachable from a container (refused at create, listed at start).
+    serveChecks: provisioning.backends.docker === undefined
+      ? {}
+      : { docker: createDockerServeChecks({ imageTemplate: config.ERP_IMAGE, erpVersions: config.erpVersions, database: provisioning.databases, network: config.DOCKER_NETWORK }) },
+    log: fastify.log.child({ component: 'instances' })
   })
   addInstanceGauge(fastify.serviceMetrics, { sql: fastify.sql, log: fastify.log })
   const transitions = createInstanceTransitions({ activity: fastify.activity })
+  const localDocker = new Docker() // as the Docker backend's own: DOCKER_HOST, else the default socket
   if (config.ERP_CREDENTIALS_KEY === undefined) throw new TypeError('ERP_CREDENTIALS_KEY must be resolved before the instances room loads')
   const erpCredentials = createErpCredentialStore(config.ERP_CREDENTIALS_KEY)
   const erpAdmin = createErpAdminPassword({
@@ -73,6 +82,10 @@ export default fp(async (fastify) => {
     erpVersions: config.erpVersions,
     imageTemplate: config.ERP_IMAGE,
     instancesDomain: config.INSTANCES_DOMAIN,
+    // Without a proxy or DNS name (npm start), an instance opens at the port its container publishes on 127.0.0.1.
+    ...(provisioning.backends.docker !== undefined && config.DOCKER_PUBLISH_PORTS
+      ? { localUrl: async (instance: Instance) => instance.backend === 'docker' ? await publishedLocalUrl(localDocker, instance.subdomain) : undefined }
+      : {}),
     log: fastify.log.child({ component: 'instances' })
   })
   const runJob = createInstanceJobRunner({
