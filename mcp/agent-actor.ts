@@ -1,3 +1,4 @@
+import { JOINED_CLIENT_NAME, liveGrantJoin } from '../auth-server/grant-store.ts'
 import type { UserActor } from '../lib/actor.ts'
 import type { Sql } from '../lib/sql.ts'
 import type { AccessTokenClaims } from './access-token.ts'
@@ -8,18 +9,16 @@ import type { AccessTokenClaims } from './access-token.ts'
  * here, never from the token), the grant the token was issued under still
  * exists for this person and client (a disconnected agent, a revoked refresh
  * token or a detected reuse deletes it), and the token's `jti` is not on the
- * revocation denylist. Prepared once per connection.
+ * revocation denylist. Prepared once per connection; the grant's part of the
+ * statement comes from the grant store (auth-server/grant-store.ts).
  */
 const AUTHENTICATE_AGENT = {
   name: 'mcp-authenticate-agent',
   text: `
-SELECT u.id, u.tenant_id, u.email, u.name, u.role, c.payload->>'client_name' AS client_name
+SELECT u.id, u.tenant_id, u.email, u.name, u.role, ${JOINED_CLIENT_NAME} AS client_name
 FROM users u
 JOIN tenants t ON t.id = u.tenant_id
-JOIN oidc_payloads g ON g.kind = 'Grant' AND g.id = $2
-  AND g.payload->>'accountId' = $1 AND g.payload->>'clientId' = $3
-  AND (g.expires_at IS NULL OR g.expires_at > now())
-LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = $3
+${liveGrantJoin({ account: '$1', grant: '$2', client: '$3' })}
 WHERE u.id = $1::uuid AND u.active AND t.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM oauth_revoked_tokens r WHERE r.jti = $4)`
 }

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { DELETE_GRANT, FIND_GRANT, LIST_GRANTS, type GrantRow } from '../../../auth-server/grant-store.ts'
 import type { Actor, UserActor } from '../../../lib/actor.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
-import { DELETE_GRANT, FIND_GRANT, LIST_GRANTS, type GrantRow } from './grants.queries.ts'
 import { GrantNotFound } from './oauth.errors.ts'
 
 export interface GrantView {

@@ -1,6 +1,6 @@
+import { handoffRedirectUrl, hashHandoffCode, newHandoffCode, secretMatches } from '../../../auth-server/grant-store.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { AccountDisabled, TenantSuspended } from '../auth/auth.errors.ts'
-import { handoffRedirectUrl, hashHandoffCode, newHandoffCode, secretMatches } from './handoff-code.ts'
 import { HandoffCodeInvalid, HandoffSecretInvalid } from './oauth.errors.ts'
 
 export interface HandoffServiceDeps {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
+import { resolveHandoffSecret } from '../../../auth-server/grant-store.ts'
 import { deriveKey } from '../../../lib/secrets.ts'
 import { createGrantsService, type GrantsService } from './grants.service.ts'
-import { resolveHandoffSecret } from './handoff-code.ts'
 import { createHandoffService, type HandoffService } from './handoff.service.ts'
 import { createLoginCsrf, type LoginCsrf } from './login-csrf.ts'
 

@@ -1,0 +1,103 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { deriveKey } from '../lib/secrets.ts'
+
+/**
+ * The grant store as the portal sees it: what the portal (grants API, MCP
+ * authentication) and the auth server share besides HTTP. adapter.ts writes
+ * `oidc_payloads`; this file is the only other one that knows the layout of
+ * oidc-provider's payloads, so a change of the library's payload touches it
+ * alone. A Grant's payload holds `accountId` (the portal user id), `clientId`
+ * and `iat`; a Client's holds `client_name`; tokens carry the grant in the
+ * `grant_id` column.
+ */
+
+const LIVE_GRANT = `g.kind = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())`
+
+const grantsOf = (user: string) => `g.id, g.payload->>'clientId' AS client_id, c.payload->>'client_name' AS client_name,
+  to_timestamp((g.payload->>'iat')::double precision) AS created_at,
+  (SELECT to_timestamp(max((x.payload->>'iat')::double precision)) FROM oidc_payloads x
+    WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken')) AS last_used_at
+FROM oidc_payloads g
+LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = g.payload->>'clientId'
+WHERE ${LIVE_GRANT} AND g.payload->>'accountId' = ${user}`
+
+/** A person's live grants, newest first: user id. */
+export const LIST_GRANTS = {
+  name: 'oauth-grants-list',
+  text: `SELECT ${grantsOf('$1')} ORDER BY created_at DESC, g.id`
+}
+
+/** For the ORM's connection (`?` placeholders): user id, grant id. Locks the grant. */
+export const FIND_GRANT = `SELECT ${grantsOf('?')} AND g.id = ? FOR UPDATE OF g`
+
+/**
+ * Revocation, for the ORM's connection: grant id, grant id. What
+ * oidc-provider's revokeByGrantId removes (every row whose `grant_id` is the
+ * grant: codes, tokens), plus the Grant itself.
+ */
+export const DELETE_GRANT = `DELETE FROM oidc_payloads WHERE grant_id = ? OR (kind = 'Grant' AND id = ?)`
+
+export interface GrantRow {
+  id: string
+  client_id: string | null
+  client_name: string | null
+  created_at: Date | string | null
+  last_used_at: Date | string | null
+}
+
+/**
+ * For a statement that checks a token against the store: joins `g`, the live
+ * Grant `grant` of account `account` for client `client`, and `c`, that
+ * client (missing when deleted); selects nothing. Arguments are placeholders.
+ */
+export function liveGrantJoin (placeholders: { account: string, grant: string, client: string }): string {
+  const { account, grant, client } = placeholders
+  return `JOIN oidc_payloads g ON ${LIVE_GRANT} AND g.id = ${grant}
+  AND g.payload->>'accountId' = ${account} AND g.payload->>'clientId' = ${client}
+LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = ${client}`
+}
+
+/** The client's name in a statement built with liveGrantJoin. */
+export const JOINED_CLIENT_NAME = `c.payload->>'client_name'`
+
+/*
+ * The login handoff: the portal mints a one-time code for a signed-in person,
+ * and the auth server exchanges it, presenting the shared handoff secret, for
+ * that person's identity to finish the authorization (and create the grant).
+ */
+
+/**
+ * A handoff code: 32 random bytes, base64url. Only its SHA-256 is stored; a
+ * plain hash is enough because the code has 256 bits of entropy.
+ */
+export function newHandoffCode (): { code: string, codeHash: string } {
+  const code = randomBytes(32).toString('base64url')
+  return { code, codeHash: hashHandoffCode(code) }
+}
+
+export function hashHandoffCode (code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('hex')
+}
+
+/** Where the browser goes next: the auth server's handoff endpoint on the public origin. */
+export function handoffRedirectUrl (baseUrl: string, transaction: string, code: string): string {
+  return `${baseUrl}/oauth/handoff?oauth_transaction=${encodeURIComponent(transaction)}&handoff_code=${encodeURIComponent(code)}`
+}
+
+/**
+ * The secret the auth server sends in X-OAuth-Handoff-Secret: HANDOFF_SECRET,
+ * or, when unset, a key derived from JWT_SECRET (so a single-secret install
+ * works). Both processes call this function with the same values.
+ */
+export function resolveHandoffSecret (handoffSecret: string | undefined, jwtSecret: string | undefined): string {
+  if (handoffSecret !== undefined) return handoffSecret
+  if (jwtSecret === undefined) throw new Error('HANDOFF_SECRET or JWT_SECRET must be set')
+  return deriveKey(jwtSecret, 'oauth-handoff').toString('base64url')
+}
+
+/** Constant time whatever the lengths: both sides are hashed to 32 bytes first. */
+export function secretMatches (expected: string, presented: string | undefined): boolean {
+  if (presented === undefined || presented === '') return false
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+  return timingSafeEqual(digest(expected), digest(presented))
+}
