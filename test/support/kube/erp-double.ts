@@ -8,6 +8,7 @@
  * its pods); any other call answers the fixture's fault for an unknown method.
  */
 import { readFileSync } from 'node:fs'
+import { ErpDatabases, HEALTH_PATH, INTERNAL_ERROR_PAGE } from './erp-database.ts'
 import { failure } from './status.ts'
 
 const contract = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-api.json', import.meta.url), 'utf8')) as {
@@ -26,6 +27,10 @@ export class ErpDoubles {
   readonly #down = new Set<string>()
   /** Every JSON-RPC call that reached an ERP, in order. */
   readonly calls: ErpCall[] = []
+  /** Whether each database is initialised, its modules, and its installs (erp-database.ts). */
+  readonly databases: ErpDatabases
+
+  constructor (databases = new ErpDatabases()) { this.databases = databases }
 
   /** Whether the ERP behind the Service answers (a pod whose server does not listen answers 503 through the proxy). */
   setAnswering (namespace: string, service: string, answering: boolean): void {
@@ -43,9 +48,11 @@ export class ErpDoubles {
     return this.#passwords.get(`${namespace}/${service}/${database}`) ?? contract.initialDatabase.adminPassword
   }
 
-  answer (namespace: string, service: string, method: string, path: string, raw: string, podIP: string): ErpAnswer {
-    if (this.#down.has(`${namespace}/${service}`)) throw failure(503, `error trying to reach service: dial tcp ${podIP}:8069: connect: connection refused`)
-    if (method === 'GET' && path === '/web/health') return { code: 200, body: { status: 'pass' }, contentType: 'application/json' }
+  /** `database`: the one the pod's configuration names (db_name), if any. */
+  async answer (namespace: string, service: string, method: string, path: string, raw: string, podIP: string, database?: string): Promise<ErpAnswer> {
+    if (this.#down.has(`${namespace}/${service}`) || (database !== undefined && this.databases.reloading(database))) throw failure(503, `error trying to reach service: dial tcp ${podIP}:8069: connect: connection refused`)
+    if (database !== undefined && !this.databases.initialised(database)) return { code: 500, body: INTERNAL_ERROR_PAGE, contentType: 'text/html; charset=utf-8' }
+    if (method === 'GET' && path === HEALTH_PATH) return { code: 200, body: { status: 'pass' }, contentType: 'application/json' }
     if (method !== 'POST' || path !== '/jsonrpc') return { code: 404, body: 'Not Found', contentType: 'text/plain' }
     const request = JSON.parse(raw) as { id?: unknown, params?: { service?: string, method?: string, args?: unknown[] } }
     const call = `${request.params?.service ?? ''}.${request.params?.method ?? ''}`
@@ -69,6 +76,12 @@ export class ErpDoubles {
     if (model === 'res.users' && verb === 'write' && JSON.stringify(ids) === `[${admin}]` && typeof (values as { password?: unknown })?.password === 'string') {
       this.#passwords.set(key, (values as { password: string }).password)
       return reply(true)
+    }
+    if (model === 'ir.module.module' && verb === 'search_read') return reply(this.databases.searchRead(String(args[0]), ids))
+    if (model === 'ir.module.module' && verb === 'update_list') return reply([0, 0])
+    if (model === 'ir.module.module' && verb === 'button_immediate_install') {
+      await this.databases.install(String(args[0]), ids)
+      return reply({ type: 'ir.actions.client', tag: 'reload' })
     }
     if (model === 'ir.config_parameter' && verb === 'set_param' && typeof ids === 'string') {
       const old = this.#params.get(`${key}/${ids}`) ?? contract.server.defaultConfigParameters[ids] ?? false

@@ -28,6 +28,7 @@ import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-me
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
 import { ErpDoubles } from './erp-double.ts'
+import { configuredDatabase, databasesFilledBy, ErpDatabases, probesHealth, type ErpTiming } from './erp-database.ts'
 import { serviceProxy } from './service-proxy.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
 import { decodeBody, parseResourcePath, route } from './router.ts'
@@ -60,6 +61,8 @@ export interface FakeKubeApiServerOptions {
   metricsServer?: boolean
   /** Run bare pods' containers for real on the local Docker engine, claims backed by host folders (pod-runtime.ts); default: simulated, nothing listens. */
   podRuntime?: PodRuntimeOptions
+  /** How long the ERP's module installs and the registry reload after each take (default: the fixture's timing). */
+  erpTiming?: ErpTiming
 }
 
 export interface RecordedRequest { method: string, path: string, query: Record<string, string>, contentType: string, status: number }
@@ -106,7 +109,13 @@ export interface FakeKubeApiServer {
    * The ERP behind each instance Service, reached through the Service proxy subresource: which
    * calls it got, the administrator password a database holds, and whether it answers at all.
    */
-  erp: Pick<ErpDoubles, 'calls' | 'adminPassword' | 'configParameter' | 'setAnswering'>
+  erp: Pick<ErpDoubles, 'calls' | 'adminPassword' | 'configParameter' | 'setAnswering'> & {
+    /** Whether the database holds Odoo's tables (a first-start or restore Job completed, or `initialise`). */
+    initialised: (database: string) => boolean
+    initialise: (database: string) => void
+    /** The database's modules and their states, as ir.module.module search_read answers. */
+    modules: (database: string) => Array<{ id: number, name: string, state: string }>
+  }
   failNext: (fault: Fault) => void
   pendingFaults: () => number
   /** Every API request answered, in order (auth failures and injected faults included). */
@@ -143,7 +152,11 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   const podMetrics = new PodMetricsApi()
   podMetrics.installed = options.metricsServer ?? true
   const faults = new FaultInjector()
-  const erp = new ErpDoubles()
+  const erp = new ErpDoubles(new ErpDatabases(options.erpTiming))
+  const secretOf = (namespace: string) => (name: string) => store.get(findByName('Secret'), namespace, name)?.object
+  const databaseOf = (namespace: string, template: JsonObject): string | undefined => configuredDatabase(template, secretOf(namespace))
+  deployments.probe = (namespace, template) => !probesHealth(template) || erp.databases.healthy(databaseOf(namespace, template))
+  jobs.onComplete = (namespace, template) => { for (const database of databasesFilledBy(template, secretOf(namespace))) erp.databases.initialise(database) }
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
   const tick = (): void => { deployments.tick(); jobs.tick(); bare.tick(); controllers.tick() }
@@ -180,8 +193,8 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
         const result = podMetrics.handle(method, url.pathname, url.searchParams, allPods, new Date())
         answer(result.code, result.body); return
       }
-      const proxied = serviceProxy({ getService: (ns, name) => source.get(findByName('Service'), ns, name), pods: allPods, erp }, method, url.pathname, raw)
-      if (proxied !== undefined) { answer(proxied.code, proxied.body, proxied.contentType); return }
+      const proxied = serviceProxy({ getService: (ns, name) => source.get(findByName('Service'), ns, name), pods: allPods, erp, databaseOf: (pod) => databaseOf(pod.namespace, pod.template) }, method, url.pathname, raw)
+      if (proxied !== undefined) { const reply = await proxied; answer(reply.code, reply.body, reply.contentType); return }
       const discovery = method === 'GET' ? discoveryDocument(url.pathname.replace(/\/$/, ''), `127.0.0.1:${port}`) : undefined
       if (discovery !== undefined) { answer(200, discovery); return }
       const apiRequest: ApiRequest = { method, ...parseResourcePath(url.pathname), query: url.searchParams, body: decodeBody(raw, contentType), contentType, userAgent: req.headers['user-agent'] }
@@ -247,7 +260,10 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       calls: erp.calls,
       adminPassword: (namespace, service, database) => erp.adminPassword(namespace, service, database),
       configParameter: (namespace, service, database, name) => erp.configParameter(namespace, service, database, name),
-      setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) }
+      setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) },
+      initialised: (database) => erp.databases.initialised(database),
+      initialise: (database) => { erp.databases.initialise(database) },
+      modules: (database) => erp.databases.searchRead(database, [])
     },
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),

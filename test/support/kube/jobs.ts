@@ -33,6 +33,8 @@ export class JobController {
   #podCounter = 0
   /** Pod admission (the ResourceQuota check): a refusal message, or undefined to create the pod. */
   refusePod: ((namespace: string, template: JsonObject, podPrefix: string) => string | undefined) | undefined
+  /** Called when a Job completes (its pod exited 0), with its pod template. */
+  onComplete: ((namespace: string, template: JsonObject) => void) | undefined
 
   /** A running pod exits 0 by itself this long after it started; undefined: only complete()/fail() end it. */
   readonly #runMs: number | undefined
@@ -113,6 +115,7 @@ export class JobController {
     this.#endPod(pod, 'Succeeded', 0, 'Completed')
     job.succeeded++
     job.end = { type: 'Complete', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', at: this.#ctx.now().getTime() }
+    this.onComplete?.(job.namespace, job.template)
     this.tick()
   }
 
@@ -145,6 +148,7 @@ export class JobController {
         this.#endPod(running, 'Succeeded', 0, 'Completed')
         job.succeeded++
         job.end = { type: 'Complete', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', at: now }
+        this.onComplete?.(job.namespace, job.template)
       }
       if (job.end === undefined && job.deadlineSeconds !== undefined && now > job.startedAt + job.deadlineSeconds * 1000) {
         const pod = this.#active(job)

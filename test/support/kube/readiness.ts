@@ -40,6 +40,8 @@ export class DeploymentController {
   #podCounter = 0
   /** Pod admission (the ResourceQuota check): a refusal message, or undefined to create the pod. */
   refusePod: ((namespace: string, template: JsonObject, podPrefix: string) => string | undefined) | undefined
+  /** The readiness probe, run on every tick once the delay has passed: false turns the Pods not ready (again). */
+  probe: ((namespace: string, template: JsonObject) => boolean) | undefined
 
   constructor (ctx: WriteContext, readyDelayMs: number) {
     this.#ctx = ctx
@@ -114,10 +116,11 @@ export class DeploymentController {
   }
 
   #complete (rollout: Rollout): void {
+    const ready = this.probe?.(rollout.namespace, rollout.template) ?? true
     for (const pod of rollout.pods) {
-      if (pod.hash === rollout.hash && !pod.ready) Object.assign(pod, { ready: true, failing: undefined, resourceVersion: this.#ctx.store.nextResourceVersion() })
+      if (pod.hash === rollout.hash && pod.ready !== ready) Object.assign(pod, { ready, failing: undefined, resourceVersion: this.#ctx.store.nextResourceVersion() })
     }
-    rollout.pods = rollout.pods.filter((p) => p.hash === rollout.hash)
+    if (ready) rollout.pods = rollout.pods.filter((p) => p.hash === rollout.hash)
   }
 
   #status (entry: StoredEntry, rollout: Rollout, now: number): JsonObject {
@@ -161,7 +164,7 @@ export class DeploymentController {
 
   release (namespace: string, name: string): void { this.#holds.delete(`${namespace}/${name}`) }
 
-  /** Releases any hold and makes the current rollout's Pods ready now, whatever the delay. */
+  /** Releases any hold and makes the current rollout's Pods ready now, whatever the delay (if the readiness probe passes). */
   setReady (namespace: string, name: string): void {
     this.release(namespace, name)
     const rollout = this.#rollouts.get(`${namespace}/${name}`)

@@ -17,10 +17,12 @@ export interface ServiceProxyDeps {
   getService: (namespace: string, name: string) => JsonObject | undefined
   pods: (namespace: string) => SimPod[]
   erp: ErpDoubles
+  /** The database the pod's ERP is configured for (db_name), if any. */
+  databaseOf: (pod: SimPod) => string | undefined
 }
 
 /** Undefined when the path is not a Service proxy path. */
-export function serviceProxy (deps: ServiceProxyDeps, method: string, path: string, raw: string): ErpAnswer | undefined {
+export function serviceProxy (deps: ServiceProxyDeps, method: string, path: string, raw: string): Promise<ErpAnswer> | undefined {
   const match = PROXY_PATH.exec(path)
   if (match === null) return undefined
   const namespace = decodeURIComponent(match[1] ?? '')
@@ -38,7 +40,7 @@ export function serviceProxy (deps: ServiceProxyDeps, method: string, path: stri
     ? undefined
     : deps.pods(namespace).find((pod) => pod.ready && selectorObjectMatches({ matchLabels: selector }, labelsOf(pod)))
   if (ready === undefined) throw unavailable
-  return deps.erp.answer(namespace, name, method, match[3] ?? '/', raw, ready.ip)
+  return deps.erp.answer(namespace, name, method, match[3] ?? '/', raw, ready.ip, deps.databaseOf(ready))
 }
 
 function labelsOf (pod: SimPod): Record<string, string> {

@@ -1,0 +1,124 @@
+/**
+ * What the ERP's database holds and whether the ERP answers for it, as real Odoo 17 (the facts in
+ * test/support/erp-double/odoo-external-api.json): a configured database answers every request,
+ * /web/health included, with the HTML 500 page until `odoo -d <db> -i base --stop-after-init` (the
+ * first-start Job) or a restore Job has filled it; a module install takes `installMs`, then the
+ * registry reload answers nothing for `reloadMs` (readiness fails), then the install call answers.
+ * The database outlives pods, so the state is per database name for the life of the fake.
+ */
+import { readFileSync } from 'node:fs'
+import { isObject, type JsonObject } from './merge.ts'
+
+const facts = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-api.json', import.meta.url), 'utf8')) as {
+  initialDatabase: { modules: Array<{ id: number, name: string, state: string, dependencies: string[] }> }
+  timing: { installSeconds: number, reloadSeconds: number }
+  server: { healthPath: string, internalErrorPage: string }
+}
+
+export const HEALTH_PATH = facts.server.healthPath
+export const INTERNAL_ERROR_PAGE = facts.server.internalErrorPage
+
+export interface ErpTiming {
+  /** How long an install runs before the registry reload (default: the fixture's installSeconds). */
+  installMs?: number
+  /** How long the reload answers nothing (default: the fixture's reloadSeconds). */
+  reloadMs?: number
+}
+
+interface Database { modules: Map<string, { id: number, name: string, state: string, dependencies: string[] }>, reloadingUntil: number }
+
+export class ErpDatabases {
+  readonly #databases = new Map<string, Database>()
+  readonly #installMs: number
+  readonly #reloadMs: number
+
+  constructor (timing: ErpTiming = {}) {
+    this.#installMs = timing.installMs ?? facts.timing.installSeconds * 1000
+    this.#reloadMs = timing.reloadMs ?? facts.timing.reloadSeconds * 1000
+  }
+
+  /** `-i base` ran, or a restore loaded a dump: the database holds Odoo's tables (modules as after `-i base`). */
+  initialise (database: string): void {
+    if (this.#databases.has(database)) return
+    this.#databases.set(database, { modules: new Map(facts.initialDatabase.modules.map((m) => [m.name, { ...m }])), reloadingUntil: 0 })
+  }
+
+  initialised (database: string): boolean { return this.#databases.has(database) }
+
+  /** The registry reloads after an install: the ERP answers nothing. */
+  reloading (database: string): boolean { return (this.#databases.get(database)?.reloadingUntil ?? 0) > Date.now() }
+
+  /** What /web/health answers for the pod's configured database (undefined: none configured). */
+  healthy (database: string | undefined): boolean {
+    return database === undefined || (this.initialised(database) && !this.reloading(database))
+  }
+
+  /** ir.module.module search_read with a domain `[]` or `[['name', 'in', names]]`. */
+  searchRead (database: string, domain: unknown): Array<{ id: number, name: string, state: string }> {
+    const clause = Array.isArray(domain) ? domain[0] : undefined
+    const names = Array.isArray(clause) && clause[0] === 'name' && Array.isArray(clause[2]) ? new Set(clause[2].map(String)) : undefined
+    return [...(this.#databases.get(database)?.modules.values() ?? [])].filter((m) => names === undefined || names.has(m.name)).map(({ id, name, state }) => ({ id, name, state }))
+  }
+
+  /** button_immediate_install: the modules and their missing dependencies go `to install`, then installed, then the reload. */
+  async install (database: string, ids: unknown): Promise<boolean> {
+    const db = this.#databases.get(database)
+    if (db === undefined) return false
+    const wanted = [...db.modules.values()].filter((m) => Array.isArray(ids) && ids.includes(m.id))
+    const closure = new Set<string>()
+    const add = (name: string): void => {
+      const module = db.modules.get(name)
+      if (module === undefined || module.state === 'installed' || closure.has(name)) return
+      closure.add(name)
+      for (const dependency of module.dependencies) add(dependency)
+    }
+    for (const module of wanted) add(module.name)
+    for (const name of closure) Object.assign(db.modules.get(name) ?? {}, { state: 'to install' })
+    await new Promise((resolve) => setTimeout(resolve, this.#installMs))
+    for (const name of closure) Object.assign(db.modules.get(name) ?? {}, { state: 'installed' })
+    db.reloadingUntil = Date.now() + this.#reloadMs
+    await new Promise((resolve) => setTimeout(resolve, this.#reloadMs))
+    return true
+  }
+}
+
+const asObject = (value: unknown): JsonObject => (isObject(value) ? value : {})
+
+/** Whether the pod template's readiness probe reads Odoo's health path (a tcpSocket probe passes whenever the port listens). */
+export function probesHealth (template: JsonObject): boolean {
+  const spec = asObject(template.spec)
+  const container = asObject((Array.isArray(spec.containers) ? spec.containers : [])[0])
+  return asObject(asObject(container.readinessProbe).httpGet).path === HEALTH_PATH
+}
+
+/** The database a pod template's ERP serves: `db_name` of the odoo.conf in one of its Secret volumes. */
+export function configuredDatabase (template: JsonObject, secret: (name: string) => JsonObject | undefined): string | undefined {
+  const spec = asObject(template.spec)
+  for (const volume of (Array.isArray(spec.volumes) ? spec.volumes : []).map(asObject)) {
+    const name = asObject(volume.secret).secretName
+    if (typeof name !== 'string') continue
+    for (const value of Object.values(asObject(secret(name)?.data))) {
+      const match = /^\s*db_name\s*=\s*(\S+)\s*$/m.exec(Buffer.from(String(value), 'base64').toString('utf8'))
+      if (match?.[1] !== undefined) return match[1]
+    }
+  }
+  return undefined
+}
+
+/**
+ * The databases a finished Job filled: `odoo -d <db> -i … --stop-after-init`; a restore's staged
+ * RESTORE_DATABASE and the instance's own database (ERP_DATABASE of its database Secret), which the
+ * control plane puts the staged one in place of once the Job succeeded.
+ */
+export function databasesFilledBy (template: JsonObject, secret: (name: string) => JsonObject | undefined): string[] {
+  const spec = asObject(template.spec)
+  const container = asObject((Array.isArray(spec.containers) ? spec.containers : [])[0])
+  const words = [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map(String)
+  const d = words.indexOf('-d')
+  if (words.includes('--stop-after-init') && words.includes('-i') && d >= 0 && words[d + 1] !== undefined) return [words[d + 1] ?? '']
+  const staged = (Array.isArray(container.env) ? container.env : []).map(asObject).find((e) => e.name === 'RESTORE_DATABASE')?.value
+  if (typeof staged !== 'string') return []
+  const own = (Array.isArray(container.envFrom) ? container.envFrom : []).map((from) => asObject(secret(String(asObject(asObject(from).secretRef).name))?.data).ERP_DATABASE)
+    .filter((value) => typeof value === 'string').map((value) => Buffer.from(String(value), 'base64').toString('utf8'))
+  return [staged, ...own]
+}
