@@ -10,6 +10,7 @@ import type { Test } from 'tap'
 import { build } from './build.ts'
 import { bearer, signup } from './accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from './instances.ts'
+import type { ErpTiming } from './kube/erp-database.ts'
 import { fakeKubeApiServer } from './kube/fake-api-server.ts'
 import { waitFor } from './kube/client-helpers.ts'
 import { waitForBackup } from './backups.ts'
@@ -22,8 +23,8 @@ const slow = { timeoutMs: 20_000, intervalMs: 50 }
  * `podRuntime`: reader pods run for real (busybox httpd on Docker); `claimFolders` may be filled
  * once the tenant's namespace is known (`<namespace>/<claim>` → host folder).
  */
-export async function kubeApp (t: Test, options: { podRuntime?: { claimFolders: Record<string, string> }, env?: Record<string, unknown> } = {}) {
-  const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, ...(options.podRuntime === undefined ? {} : { podRuntime: options.podRuntime }) })
+export async function kubeApp (t: Test, options: { podRuntime?: { claimFolders: Record<string, string> }, env?: Record<string, unknown>, erpTiming?: ErpTiming } = {}) {
+  const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, ...(options.podRuntime === undefined ? {} : { podRuntime: options.podRuntime }), ...(options.erpTiming === undefined ? {} : { erpTiming: options.erpTiming }) })
   const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'config'), kube.kubeconfigText)

@@ -43,6 +43,8 @@ t.test('readiness follows the database: not ready until -i base has run, then re
   kube.setReady(NS, 'erp-a')
   t.equal(kube.get('Deployment', NS, 'erp-a')?.status?.readyReplicas, undefined, 'not even when forced: the probe fails')
   t.equal(kube.erp.initialised('db_a'), false)
+  const [pod] = kube.list('Pod', NS).filter((p: any) => p.metadata.name.startsWith('erp-a-')) as any[]
+  t.match(pod?.status, { phase: 'Running', conditions: [{}, {}, {}, { type: 'Ready', status: 'False' }], containerStatuses: [{ ready: false, state: { running: {} } }] }, 'its container runs, its readiness fails')
 
   kube.seed(initJob('erp-a-init', 'db_a'))
   await waitFor(async () => kube.list('Pod', NS).some((p: any) => p.metadata.name.startsWith('erp-a-init-') && p.status.phase === 'Running'))
@@ -86,6 +88,7 @@ t.test('a module install takes its time, then the reload answers nothing and rea
   await waitFor(async () => kube.get('Deployment', NS, 'erp-c')?.status?.readyReplicas === undefined, { timeoutMs: 2000 })
   t.ok(Date.now() - started >= 400, 'the reload comes after the install time')
   await t.rejects(erp.listModules(['contacts']), ErpUnreachable, 'the reload answers nothing')
+  t.match(kube.list('Pod', NS).map((p: any) => p.status), [{ phase: 'Running', containerStatuses: [{ ready: false, state: { running: {} } }] }], 'the pod runs on, not ready')
   await install
   t.ok(Date.now() - started >= 1000, 'the install call answers after the install and the reload')
   await waitFor(async () => kube.get('Deployment', NS, 'erp-c')?.status?.readyReplicas === 1)

@@ -21,6 +21,8 @@ export interface SimPod {
    * (the default) runs and has logs; any other (ImagePullBackOff …) is Pending without logs.
    */
   failing: string | undefined
+  /** The container runs but its readiness probe fails (the ERP's database not initialised, or reloading): Running, not Ready. */
+  unready?: boolean
   createdAt: string
   resourceVersion: string
   ip: string
@@ -38,7 +40,7 @@ export interface JobPodState {
 /** Whether the kubelet has logs for the pod's containers (a started container, running or terminated). */
 export function hasLogs (pod: SimPod): boolean {
   if (pod.job !== undefined) return pod.job.phase !== 'Pending'
-  return pod.ready || pod.failing === 'CrashLoopBackOff'
+  return pod.ready || (pod.unready === true && pod.failing === undefined) || pod.failing === 'CrashLoopBackOff'
 }
 
 export function containersOf (pod: SimPod): JsonObject[] {
@@ -101,9 +103,9 @@ export function renderPod (pod: SimPod): JsonObject {
     image: c.image ?? '',
     imageID: '',
     ready: pod.ready,
-    started: pod.ready,
+    started: pod.ready || (pod.unready === true && pod.failing === undefined),
     restartCount: pod.failing === 'CrashLoopBackOff' ? 3 : 0,
-    state: (pod.ready
+    state: (pod.ready || (pod.unready === true && pod.failing === undefined)
       ? { running: { startedAt: pod.createdAt } }
       : { waiting: { reason: pod.failing ?? 'ContainerCreating', ...(pod.failing === 'CrashLoopBackOff' ? { message: 'back-off restarting failed container' } : {}) } }) as JsonObject
   }))
@@ -123,7 +125,7 @@ export function renderPod (pod: SimPod): JsonObject {
     },
     spec: { ...clone(isObject(pod.template.spec) ? pod.template.spec : {}), nodeName: 'fake-node-1' },
     status: {
-      phase: pod.ready || pod.failing === 'CrashLoopBackOff' ? 'Running' : 'Pending',
+      phase: pod.ready || (pod.unready === true && pod.failing === undefined) || pod.failing === 'CrashLoopBackOff' ? 'Running' : 'Pending',
       conditions: [
         { type: 'PodScheduled', status: 'True', lastTransitionTime: pod.createdAt },
         { type: 'Initialized', status: 'True', lastTransitionTime: pod.createdAt },

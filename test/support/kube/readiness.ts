@@ -118,7 +118,7 @@ export class DeploymentController {
   #complete (rollout: Rollout): void {
     const ready = this.probe?.(rollout.namespace, rollout.template) ?? true
     for (const pod of rollout.pods) {
-      if (pod.hash === rollout.hash && pod.ready !== ready) Object.assign(pod, { ready, failing: undefined, resourceVersion: this.#ctx.store.nextResourceVersion() })
+      if (pod.hash === rollout.hash && (pod.ready !== ready || pod.unready !== !ready)) Object.assign(pod, { ready, unready: !ready, failing: undefined, resourceVersion: this.#ctx.store.nextResourceVersion() })
     }
     if (ready) rollout.pods = rollout.pods.filter((p) => p.hash === rollout.hash)
   }
