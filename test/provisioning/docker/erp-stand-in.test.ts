@@ -3,12 +3,14 @@
  * `-i base` its configured database answers every request with an HTML 500 page (the health
  * check and `common.version` included), so the instance never runs; after it, its state is in the
  * database (not on the volume) and an attachment written through the API is read back from
- * `filestore/<database>/`. Like Odoo, it refuses the database user postgres.
+ * `filestore/<database>/`. Like Odoo, it refuses the database user postgres, runs as the user odoo
+ * (uid 101) and answers every request with the HTML 500 page when it cannot make the web sessions
+ * folder in a data folder it may not write.
  */
 import pg from 'pg'
 import t from 'tap'
 import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
-import { containerLogs, publishedPort, requireDockerOrSkipLoudly, testImage, testImageWith, waitForHttp } from '../../support/docker/engine.ts'
+import { containerLogs, execIn, publishedPort, requireDockerOrSkipLoudly, testImage, testImageWith, waitForHttp } from '../../support/docker/engine.ts'
 import { containerConfig } from '../../../provisioning/docker/container-config.ts'
 import { resolveOptions } from '../../../provisioning/docker/options.ts'
 import { dockerFixture, erpSpec, initialiseDirectly, waitForState, WEB_HEALTH_CHECK } from './helpers.ts'
@@ -42,6 +44,10 @@ engine.test('uninitialised: HTML 500 everywhere and never running; initialised: 
   t.type(id, 'number', 'ir.attachment create answers its id')
   t.equal((await waitForHttp(`${await url()}/web/content/${String(id)}`, 5000)).body, 'kept with the database\n', 'read back from the filestore')
   t.equal((await fetch(`${await url()}/web/content/9999`)).status, 404, 'no such attachment: 404')
+  const container = engine.docker.getContainer(name)
+  t.equal((await execIn(container, ['id', '-u'])).stdout.trim(), '101', 'it runs as the user odoo (uid 101), as the official image')
+  t.equal((await execIn(container, ['stat', '-c', '%u:%g %a %n', '/var/lib/odoo', '/var/lib/odoo/sessions'])).stdout,
+    '101:101 755 /var/lib/odoo\n101:101 700 /var/lib/odoo/sessions\n', 'its fresh volume came with the image\'s owner; a request made sessions/')
 
   const db = new pg.Client({ connectionString: Object.assign(new URL(process.env.TEST_DATABASE_URL ?? ''), { pathname: `/${spec.database.name}` }).toString() })
   await db.connect()
@@ -72,4 +78,26 @@ engine.test('its initialisation takes ERP_INIT_SECONDS, as Odoo\'s -i base takes
   const began = Date.now()
   t.equal(await initialiseDirectly(config, spec.database.name, fx.run.labels), 0)
   t.ok(Date.now() - began >= 2000, `took ${Date.now() - began} ms`)
+})
+
+engine.test('as Odoo, a data folder it may not write (owned by root) fails every request: its sessions folder cannot be made', async (t) => {
+  const container = await engine.docker.createContainer({
+    Image: await testImage(), Env: ['TICK_SECONDS=0'], Labels: fx.run.labels,
+    HostConfig: { Tmpfs: { '/var/lib/odoo': 'mode=755' }, PortBindings: { '8069/tcp': [{ HostIp: '127.0.0.1', HostPort: '' }] } },
+    ExposedPorts: { '8069/tcp': {} }
+  })
+  t.teardown(() => container.remove({ force: true }))
+  await container.start()
+  const url = `http://127.0.0.1:${publishedPort(await container.inspect())}`
+  await waitForHttp(`${url}/healthz`, 15_000)
+  const health = await fetch(`${url}/web/health`)
+  t.equal(health.status, 500, '/web/health: 500')
+  t.match(await health.text(), '<title>500 Internal Server Error</title>', 'the HTML page')
+  const logged = "PermissionError: [Errno 13] Permission denied: '/var/lib/odoo/sessions'"
+  let stderr = ''
+  for (let tries = 0; tries < 50 && !stderr.includes(logged); tries++) {
+    stderr = (await containerLogs(container)).stderr
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  t.match(stderr, logged, 'the error Odoo logs')
 })

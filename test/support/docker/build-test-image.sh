@@ -15,6 +15,8 @@
 #
 # The container behaves as the official image with Odoo 17 where the service relies on it (its
 # facts: the "server" object of test/support/erp-double/odoo-external-api.json):
+#   - it runs as the user odoo (uid and gid 101), who owns /var/lib/odoo (and /mnt/extra-addons)
+#     in the image, so a fresh named volume mounted there is populated with that owner;
 #   - it reads /etc/odoo/odoo.conf ($ODOO_RC; the image's own says only addons_path and data_dir,
 #     so list_db is True and the master password `admin`) and reaches PostgreSQL as the official
 #     image does: db_host/db_port/db_user/db_password there, else the HOST/PORT/USER/PASSWORD env;
@@ -27,7 +29,9 @@
 #     database's data all lives in the database: a dump and restore carries it;
 #   - otherwise prints "erp-test-image: starting httpd on port <port>" and serves HTTP on
 #     $HTTP_PORT (default 8069) with busybox nc, one /serve.sh per connection, logging each request
-#     to stderr ("erp-test-image: <method> <path> response:<code>"). While the configured database
+#     to stderr ("erp-test-image: <method> <path> response:<code>"). As Odoo's session store, every
+#     request but /healthz makes <data_dir>/sessions and, when it cannot (a data folder it may not
+#     write), answers Odoo's HTML 500 page and logs the PermissionError. While the configured database
 #     (db_name) is not initialised every request but /healthz answers Odoo's HTML 500 page.
 #     GET /web/health: 200 {"status": "pass"}. GET /web/database/manager: with list_db = False a
 #     page saying "The database manager has been disabled by the administrator", else an open
@@ -81,8 +85,11 @@ done
 busybox_applets "${applets[@]}"
 copy_with_libraries "$psql_bin" /usr/bin
 copy_with_libraries "$socat_bin" /usr/bin
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+# As the official image: the server runs as the user odoo (uid and gid 101), which owns the data
+# folder, so a fresh named volume mounted there is populated with that owner.
+printf 'root:x:0:0:root:/root:/bin/sh\nodoo:x:101:101::/var/lib/odoo:/bin/false\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$rootfs/etc/passwd"
+printf 'root:x:0:\nodoo:x:101:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+rootfs_owned="101:101:var/lib/odoo 101:101:mnt/extra-addons"
 cp "$here/erp-test-image/entrypoint.sh" "$rootfs/entrypoint.sh"
 cp "$here/erp-test-image/serve.sh" "$rootfs/serve.sh"
 cp "$here/erp-test-image/erp.sh" "$here/erp-test-image/initialise.sh" "$here/erp-test-image/schema.sql" "$rootfs/lib/erp/"
@@ -110,7 +117,7 @@ cat >"$rootfs/www/index.html" <<'HTML'
 HTML
 printf 'ok\n' >"$rootfs/www/healthz"
 
-import_rootfs "$tag" "$force" 'ENTRYPOINT ["/entrypoint.sh"]' 'CMD ["odoo"]' 'ENV ODOO_RC=/etc/odoo/odoo.conf' 'ENV PATH=/usr/bin:/bin' 'EXPOSE 8069' 'WORKDIR /'
+import_rootfs "$tag" "$force" 'ENTRYPOINT ["/entrypoint.sh"]' 'CMD ["odoo"]' 'ENV ODOO_RC=/etc/odoo/odoo.conf' 'ENV PATH=/usr/bin:/bin' 'EXPOSE 8069' 'WORKDIR /' 'USER odoo'
 if [ "$rootfs_imported" = 0 ]; then echo "$tag"; exit 0; fi
 
 # --- verify: it serves HTTP, logs its start and tick lines and stops cleanly on SIGTERM ---------
@@ -130,6 +137,8 @@ version="$(docker exec "$verify_name" wget -q -O - --header 'Content-Type: appli
   --post-data '{"jsonrpc":"2.0","method":"call","params":{"service":"common","method":"version","args":[]},"id":7}' http://127.0.0.1:8069/jsonrpc || true)"
 case "$version" in '{"jsonrpc":"2.0","id":7,"result":{"server_version":"17.0"'*) ;; *) die "$tag: common.version answered $version" ;; esac
 docker exec "$verify_name" psql --version >/dev/null || die "$tag: psql does not run in the image"
+[ "$(docker exec "$verify_name" id -u)" = 101 ] || die "$tag does not run as the user odoo (uid 101)"
+[ "$(docker exec "$verify_name" stat -c %u:%g /var/lib/odoo/sessions 2>&1)" = 101:101 ] || die "$tag: a request made no sessions folder owned by odoo in its data folder"
 for _ in $(seq 1 50); do
   case "$(docker logs "$verify_name" 2>&1)" in *"erp-test-image: tick 2"*) break ;; esac
   sleep 0.1
@@ -147,5 +156,5 @@ esac
 [ "$stop_ms" -lt 5000 ] || die "$tag took ${stop_ms} ms to stop on SIGTERM (the trap does not work)"
 docker rm "$verify_name" >/dev/null
 verify_name=""
-log "verified $tag: /healthz, /web/health and /jsonrpc answer, psql runs, logs its start and tick lines, exits 0 on SIGTERM in ${stop_ms} ms"
+log "verified $tag: /healthz, /web/health and /jsonrpc answer, psql runs as odoo (uid 101), sessions/ is made, logs its start and tick lines, exits 0 on SIGTERM in ${stop_ms} ms"
 echo "$tag"

@@ -8,7 +8,7 @@
  * The helpers' own no-engine behaviour is checked in child processes pointed at a missing socket.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createTcpServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -39,6 +39,8 @@ const docker = engine.docker
 const run = newTestRun()
 const hostDir = await mkdtemp(join(tmpdir(), 'erp-docker-test-'))
 await writeFile(join(hostDir, 'hello.txt'), `mounted from the host for ${run.id}\n`)
+// The ERP image runs as the user odoo (uid 101), not as root: the bind-mounted folder must be readable by others (mkdtemp makes it 0700).
+await chmod(hostDir, 0o755)
 t.teardown(async () => {
   if (engine.available) {
     const left = await cleanupContainers(run.label)

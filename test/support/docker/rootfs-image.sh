@@ -9,7 +9,9 @@
 #   copy_with_libraries F [DIR]  copies F to the same path in the rootfs (or into DIR there) with
 #                         the libraries ldd lists
 #   import_rootfs TAG FORCE CHANGE...  docker import when TAG's Comment does not record this content
-#                         already; sets $rootfs_imported to 1 when it imported
+#                         already; sets $rootfs_imported to 1 when it imported. Every entry is
+#                         owned by root but the folders $rootfs_owned lists as `UID:GID:PATH`
+#                         (PATH relative, e.g. `101:101:var/lib/odoo`: empty folders, their content is left out)
 log() { echo "$name: $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
@@ -65,7 +67,13 @@ copy_with_libraries() {
 import_rootfs() {
   local tag="$1" force="$2" tarball="$work/rootfs.tar" hash comment change
   shift 2
-  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -C "$rootfs" -cf "$tarball" .
+  local owned excluded=()
+  for owned in ${rootfs_owned:-}; do excluded+=(--exclude="./${owned#*:*:}"); done
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu "${excluded[@]}" -C "$rootfs" -cf "$tarball" .
+  for owned in ${rootfs_owned:-}; do
+    tar --mtime=@0 --owner="${owned%%:*}" --group="$(echo "$owned" | cut -d: -f2)" --numeric-owner --format=gnu \
+      --no-recursion -C "$rootfs" -rf "$tarball" "./${owned#*:*:}"
+  done
   hash="$( { sha256sum <"$tarball"; printf '%s\n' "$@"; } | sha256sum | cut -c1-64)"
   comment="$kind content-sha256=$hash"
   rootfs_imported=0

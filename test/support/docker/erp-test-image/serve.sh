@@ -28,6 +28,15 @@ fault() { # exception class, message
 }
 access_denied() { fault odoo.exceptions.AccessDenied 'Access Denied'; }
 unsupported() { fault builtins.AttributeError "$1 is not served by the stand-in ERP"; }
+# Odoo's session store (odoo/tools/config.py, session_dir) makes <data_dir>/sessions on every
+# request and fails it (PermissionError, the HTML 500 page) when the data folder is not writable.
+if [ "$path" != /healthz ]; then
+  sessions="$(data_dir)/sessions"
+  if ! { mkdir -p "$sessions" 2>/dev/null && chmod 700 "$sessions" 2>/dev/null && [ -w "$sessions" ]; }; then
+    echo "erp-test-image: PermissionError: [Errno 13] Permission denied: '$sessions'" >&2
+    internal_error; exit 0
+  fi
+fi
 configured=$(configured_db)
 # Odoo serves every request in its configured database: one not initialised fails them all.
 if [ -n "$configured" ] && [ "$path" != /healthz ] && ! initialised "$configured"; then internal_error; exit 0; fi
