@@ -29,9 +29,14 @@ t.test('the initialisation Job runs before the Deployment, with the database Sec
   t.same(container?.command, ['/entrypoint.sh', 'odoo', '-d', 'erp_first', '-i', 'base', '--without-demo=all', '--stop-after-init'])
   t.same(container?.envFrom, [{ secretRef: { name: 'erp-first-db' } }], 'the database connection as the server gets it')
   t.match(container?.volumeMounts, [{ mountPath: '/var/lib/odoo' }, { mountPath: '/mnt/extra-addons', readOnly: true }])
+  t.equal(kube.erp.initialised('erp_first'), false, 'the database is empty while the Job runs')
   kube.completeJob('erp-acme', 'erp-first-init')
   await provisioning
   t.equal(kube.get('Job', 'erp-acme', 'erp-first-init'), undefined, 'the finished Job is deleted')
+  t.equal(kube.erp.initialised('erp_first'), true, 'the Job filled the database the config names')
+  const deadline = Date.now() + 5000
+  while ((kube.get('Deployment', 'erp-acme', 'erp-first') as { status?: { readyReplicas?: number } })?.status?.readyReplicas !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal((kube.get('Deployment', 'erp-acme', 'erp-first') as { status?: { readyReplicas?: number } })?.status?.readyReplicas, 1, 'so its ERP pod passes the readiness probe on /web/health')
 
   const secret = kube.get('Secret', 'erp-acme', 'erp-first-config') as { data: Record<string, string> }
   const conf = Buffer.from(secret.data['odoo.conf'] ?? '', 'base64').toString('utf8')
