@@ -67,18 +67,42 @@ export const prepareStaging = (root: string): string => script(root, 'put_back |
 export const discardStaging = (root: string): string => `cd ${root} && rm -rf -- ${STAGING}`
 
 /**
- * Moves the live entries aside (kept until settled) and the staged ones in. Should any step
- * fail, the live filestore is put back as it was.
+ * For a copy (FILESTORE_TO set), the owner (`uid:gid`) the data folder itself takes: the restored
+ * data's, that of the staged `data/filestore` (else `data/`), which tar kept from the source
+ * (Odoo's user, 101 in the official image). A new instance's volume is fresh and first mounted by
+ * the restore's container, whose image has nothing at that path, so Docker gave it no owner but
+ * root; the ERP could then not make its `sessions/` there (left out of the archive) and would fail
+ * every request. Empty when there is nothing to take: a restore in place keeps its folder as it
+ * is, and a root-owned restore gives no owner.
+ */
+const RESTORED_OWNER = 'owner=""; if [ -n "${FILESTORE_TO:-}" ]; then ' +
+  `owner=$(stat -c %u:%g ${STAGING}/data/filestore 2>/dev/null || stat -c %u:%g ${STAGING}/data 2>/dev/null || true); ` +
+  'case "$owner" in 0:*|"$(stat -c %u:%g . 2>/dev/null)") owner="" ;; esac; fi'
+
+/**
+ * Gives the data folder the restored data's owner. Not a failure when refused: on Kubernetes the
+ * Job may run without the right to chown, and there the pod's fsGroup already makes the volume
+ * writable to the ERP; one script serves both backends.
+ */
+const ADOPT_OWNER = 'if [ -n "$owner" ]; then chown "$owner" . 2>/dev/null || ' +
+  'echo "the data folder keeps its owner: chown to $owner was refused" >&2; fi'
+
+/**
+ * Moves the live entries aside (kept until settled) and the staged ones in, and for a copy gives
+ * the data folder the restored data's owner. Should any step fail, the live filestore is put back
+ * as it was.
  */
 export const swapStagedIn = (root: string): string => script(root,
   'fail () { echo "$1" >&2; put_back; exit 1; }',
   `[ -d ${STAGING}/data ] || fail 'the filestore archive holds no data/ folder'`,
   `rm -rf -- ${STAGING}/data/${SESSIONS} || fail 'cannot leave the web sessions out'`,
   RENAME_FILESTORE,
+  RESTORED_OWNER,
   `mkdir ${OLD} || fail 'cannot make ${OLD}'`,
   `{ entries . | while IFS= read -r f; do mv -- "$f" ${OLD}/ || exit 1; done; } || fail 'moving the old filestore aside failed'`,
   `touch ${OLD}/${ASIDE_COMPLETE} || fail 'cannot mark the old filestore as moved aside'`,
   `{ entries ${STAGING}/data | while IFS= read -r f; do mv -- "$f" ./ || exit 1; done; } || fail 'moving the restored filestore in failed'`,
+  ADOPT_OWNER,
   `rm -rf -- ${STAGING}`
 )
 
