@@ -9,11 +9,13 @@ import type { InstanceRef, InstanceSpec } from '../backend.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
 import { demuxFrames } from './logs.ts'
 import { containerConfig } from './container-config.ts'
+import { createContainerLookups } from './container-lookups.ts'
 import { DockerEngineError, statusOf, type EngineCall } from './engine-calls.ts'
 import { containerName, ERP_PORT, LABELS } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 
 export function createDockerErpSetup (docker: Docker, call: EngineCall, options: ResolvedOptions & { initTimeoutMs: number }) {
+  const lookups = createContainerLookups(docker, call, options)
   function configText (spec: InstanceSpec): string {
     if (spec.erp === undefined) throw new TypeError('spec.erp is required for the ERP configuration')
     return erpServerConfig({ masterPassword: spec.erp.masterPassword, database: spec.database.name, addonsPath: options.addonsMountPath, dataDir: options.dataMountPath })
@@ -78,6 +80,26 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     })
   }
 
+  /**
+   * What an earlier or concurrent attempt left under the init container's name: a run under way
+   * is followed to its end (its outcome is ours); a container made but never started (its create
+   * timed out while the engine went on) is this very container, used rather than made again,
+   * which on a slow engine would time out the same way; one that ran and was not removed goes.
+   */
+  async function leftover (name: string): Promise<Docker.Container | 'succeeded' | undefined> {
+    const info = await lookups.settled(name)
+    if (info === undefined) return undefined
+    const container = docker.getContainer(name)
+    if (info.State.Running) {
+      const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), options.initTimeoutMs).catch(() => undefined) as { StatusCode: number } | undefined
+      if (result?.StatusCode === 0) return 'succeeded'
+      throw new DockerEngineError('initialise', name, 'a concurrent run of the ERP\'s database initialisation did not succeed (or could not be followed): this attempt is retried', 409)
+    }
+    if (info.State.Status === 'created') return container
+    await removeIfThere(name)
+    return undefined
+  }
+
   return {
     /**
      * Makes sure the container holds this instance's odoo.conf (master password, list_db = False,
@@ -101,7 +123,8 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
 
     /**
      * Runs the database initialisation to its end. A run already under way (another replica's
-     * job) is waited for instead of started twice; a leftover of a crashed run is replaced. A
+     * job) is waited for instead of started twice, and what an earlier attempt left is used or
+     * replaced (see `leftover`). A
      * non-zero exit is an error with the last log lines. Running it again on an initialised
      * database only updates `base`, so a retry after a crash is safe.
      */
@@ -119,22 +142,17 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
         HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
         abortSignal: signal
       } as Docker.ContainerCreateOptions), options.createTimeoutMs)
-      let container: Docker.Container
-      try {
-        container = await create()
-      } catch (error) {
-        if (statusOf(error) !== 409) throw error
-        const other = docker.getContainer(name)
-        const state = await call('inspect', name, (signal) => other.inspect({ abortSignal: signal })).then((info) => info.State, () => undefined)
-        if (state?.Running === true) {
-          // Someone else's run: its outcome is ours, and it removes its container.
-          const result = await call('wait', name, (signal) => other.wait({ abortSignal: signal }), options.initTimeoutMs).catch(() => undefined) as { StatusCode: number } | undefined
-          if (result?.StatusCode === 0) return
-          throw new DockerEngineError('initialise', name, 'a concurrent run of the ERP\'s database initialisation did not succeed (or could not be followed): this attempt is retried', 409)
+      let found = await leftover(name)
+      if (found === undefined) {
+        try {
+          found = await create()
+        } catch (error) {
+          if (statusOf(error) !== 409) throw error
+          found = await leftover(name) ?? await create() // a racing attempt's
         }
-        await removeIfThere(name)
-        container = await create()
       }
+      if (found === 'succeeded') return
+      const container = found
       try {
         await putConfig(container, spec, name)
         await call('start', name, (signal) => container.start({ abortSignal: signal }))

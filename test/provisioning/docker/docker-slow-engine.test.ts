@@ -4,6 +4,7 @@
  * finishing it, and the next attempt with the normal bounds reuses (and configures) or waits out
  * what it left, and converges.
  */
+import pg from 'pg'
 import t from 'tap'
 import { containerConfig } from '../../../provisioning/docker/container-config.ts'
 import { resolveOptions } from '../../../provisioning/docker/options.ts'
@@ -77,4 +78,34 @@ engine.test('a remove that timed out: the retry converges to nothing; a provisio
   // The engine either finished the removal (a new container) or gave it up with the cut-off call (the same one, started again).
   t.equal((await containersNamed(name)).length, 1, 'one container, running: the removal was waited out or abandoned, not raced')
   t.equal((await docker.getContainer(name).inspect()).State.Running, true)
+})
+
+/** Whether the stand-in's `-i base` ran in the database (its tables are there). */
+async function initialisedIn (database: string): Promise<boolean> {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? '')
+  url.pathname = `/${database}`
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  try {
+    return (await client.query("select to_regclass('public.ir_module_module') is not null as made")).rows[0]?.made === true
+  } finally {
+    await client.end()
+  }
+}
+
+engine.test('an initialisation whose create timed out: the next attempt runs the container the engine made instead of making it again', async (t) => {
+  const spec = await erpSpec(t, fx)
+  const backend = fx.backend({ healthCheck: WEB_HEALTH_CHECK })
+  t.teardown(() => backend.remove(spec))
+  const slow = fx.backend({ healthCheck: WEB_HEALTH_CHECK, createTimeoutMs: 1 })
+  const init = `erp-${spec.subdomain}-init`
+  await t.rejects(slow.provision(spec), { name: 'BackendUnavailableError', message: `did not answer create ${init}` }, 'the init container\'s create is cut off')
+  for (let i = 0; i < 200 && (await containersNamed(init)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  t.equal((await containersNamed(init)).length, 1, 'the engine made it all the same')
+
+  // Still on the slow engine: making the init container again would be cut off again; using the one there is not.
+  await t.rejects(slow.provision(spec), { name: 'BackendUnavailableError', message: new RegExp(`did not answer create erp-${spec.subdomain} within`) }, 'this attempt gets as far as the instance\'s own container')
+  t.ok(await initialisedIn(spec.database.name), 'the leftover init container ran: the database is initialised')
+  t.same(await containersNamed(init), [], 'and it is gone once it ran')
+  t.equal(await retryUntilRunning(backend, spec), 1, 'a retry with the normal bounds converges at once')
 })
