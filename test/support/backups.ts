@@ -51,11 +51,16 @@ export async function onInstanceDatabase<T> (adminUrl: string, uid: string, work
   }
 }
 
-/** Runs a shell script in a throw-away container of the stand-in image with the instance's filestore volume at /data; answers its output. */
-export async function inFilestore (subdomain: string, script: string): Promise<string> {
+/**
+ * Runs a shell script in a throw-away container of the stand-in image with the instance's filestore
+ * volume at /data; answers its output. It runs as the image's user (odoo, uid 101, as the ERP
+ * writes its files); `user: '0'` for a volume no ERP has mounted yet (its root is root's).
+ */
+export async function inFilestore (subdomain: string, script: string, options: { user?: string } = {}): Promise<string> {
   const docker = dockerClient()
   const container = await docker.createContainer({
     Image: await testImage(),
+    ...(options.user === undefined ? {} : { User: options.user }),
     Entrypoint: ['/bin/sh', '-c', script],
     Labels: { 'erp.test-filestore': '1' },
     HostConfig: { Mounts: [{ Type: 'volume', Source: `erp-${subdomain}-data`, Target: '/data' }] }

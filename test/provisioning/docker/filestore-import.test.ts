@@ -22,6 +22,9 @@ import { uniqueSubdomain } from '../../support/instances.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
+/** inFilestore as root: these volumes are made here and no ERP ever mounted them, so their root is root's (Docker populates a volume from the image of its first container only). */
+const onVolume = (subdomain: string, script: string): Promise<string> => inFilestore(subdomain, script, { user: '0' })
+
 /** Every path under /data, hidden ones included, with a file's content: what must not change. */
 const LIST = 'cd /data && find . | sort | while read -r f; do if [ -f "$f" ]; then echo "$f $(cat "$f")"; else echo "$f/"; fi; done'
 
@@ -52,14 +55,14 @@ docker.test('importFilestore swaps a complete unpack in, a failed one changes no
 
   // The backup's filestore, exported as a backup exports it; a large file makes a cut land mid-entry.
   const source = await volumeOf('fsrc')
-  await inFilestore(source.subdomain, `mkdir -p /data/filestore/db/ab && echo restored > /data/filestore/db/ab/cafe && echo new-config > /data/config && echo h > /data/.session && head -c 300000 /dev/zero | tr '\\0' x > /data/filestore/db/big`)
+  await onVolume(source.subdomain, `mkdir -p /data/filestore/db/ab && echo restored > /data/filestore/db/ab/cafe && echo new-config > /data/config && echo h > /data/.session && head -c 300000 /dev/zero | tr '\\0' x > /data/filestore/db/big`)
   const exported = join(scratch, 'filestore.tar')
   await runner.exportFilestore(source, 0, exported)
-  const backedUp = await inFilestore(source.subdomain, LIST)
+  const backedUp = await onVolume(source.subdomain, LIST)
 
   const target = await volumeOf('fdst')
-  await inFilestore(target.subdomain, 'mkdir -p /data/filestore/db/00 && echo live > /data/filestore/db/00/beef && echo old-config > /data/config && echo s > /data/.hidden && ln -s config /data/link')
-  const live = await inFilestore(target.subdomain, LIST)
+  await onVolume(target.subdomain, 'mkdir -p /data/filestore/db/00 && echo live > /data/filestore/db/00/beef && echo old-config > /data/config && echo s > /data/.hidden && ln -s config /data/link')
+  const live = await onVolume(target.subdomain, LIST)
 
   const whole = readFileSync(exported)
   const failing: Array<[string, Buffer]> = [
@@ -72,28 +75,28 @@ docker.test('importFilestore swaps a complete unpack in, a failed one changes no
     const file = join(scratch, 'bad.tar')
     writeFileSync(file, bytes)
     await t.rejects(runner.importFilestore(target, 0, file), what)
-    t.equal(await inFilestore(target.subdomain, LIST), live, `${what}: every old file is there, unchanged, and no staging folder remains`)
+    t.equal(await onVolume(target.subdomain, LIST), live, `${what}: every old file is there, unchanged, and no staging folder remains`)
   }
 
   // A whole import, and the database could not be promoted: the replaced files come back.
   await runner.importFilestore(target, 0, exported)
-  t.match(await inFilestore(target.subdomain, 'cat /data/config; ls -A /data/.restore-old'), /^new-config\n.*\.aside-complete/s, 'swapped in, the replaced entries kept aside')
+  t.match(await onVolume(target.subdomain, 'cat /data/config; ls -A /data/.restore-old'), /^new-config\n.*\.aside-complete/s, 'swapped in, the replaced entries kept aside')
   await runner.settleFilestore(target, 0, 'replaced')
-  t.equal(await inFilestore(target.subdomain, LIST), live, 'put back: every old file, hidden ones and the link, and nothing restored or left over')
+  t.equal(await onVolume(target.subdomain, LIST), live, 'put back: every old file, hidden ones and the link, and nothing restored or left over')
 
   // An attempt killed while moving the old entries aside (no marker yet), then one killed while moving the restored ones in.
-  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data/filestore /data/.restore-old && mv /data/config /data/.hidden /data/.restore-old/ && echo x > /data/.restore-staging/data/filestore/x')
+  await onVolume(target.subdomain, 'mkdir -p /data/.restore-staging/data/filestore /data/.restore-old && mv /data/config /data/.hidden /data/.restore-old/ && echo x > /data/.restore-staging/data/filestore/x')
   await runner.settleFilestore(target, 0, 'replaced')
-  t.equal(await inFilestore(target.subdomain, LIST), live, 'cut while moving aside: the moved entries come back beside the others')
+  t.equal(await onVolume(target.subdomain, LIST), live, 'cut while moving aside: the moved entries come back beside the others')
   await runner.importFilestore(target, 0, exported)
-  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data && mv /data/config /data/.session /data/.restore-staging/data/')
+  await onVolume(target.subdomain, 'mkdir -p /data/.restore-staging/data && mv /data/config /data/.session /data/.restore-staging/data/')
   await runner.settleFilestore(target, 0, 'replaced')
-  t.equal(await inFilestore(target.subdomain, LIST), live, 'cut while moving in: the restored entries go, the old ones come back')
+  t.equal(await onVolume(target.subdomain, LIST), live, 'cut while moving in: the restored entries go, the old ones come back')
 
   // What a killed attempt could leave, again, when the next attempt starts: it is put back first, then replaced whole.
-  await inFilestore(target.subdomain, 'mkdir -p /data/.restore-staging/data /data/.restore-old && echo stale > /data/.restore-staging/data/stale && mv /data/config /data/.restore-old/')
+  await onVolume(target.subdomain, 'mkdir -p /data/.restore-staging/data /data/.restore-old && echo stale > /data/.restore-staging/data/stale && mv /data/config /data/.restore-old/')
   await runner.importFilestore(target, 0, exported)
   await runner.settleFilestore(target, 0, 'restored')
-  t.equal(await inFilestore(target.subdomain, LIST), backedUp, 'exactly the backup\'s files: the old ones, hidden ones and the link gone, nothing stale')
+  t.equal(await onVolume(target.subdomain, LIST), backedUp, 'exactly the backup\'s files: the old ones, hidden ones and the link gone, nothing stale')
   t.same(await engine.listContainers({ all: true, filters: { label: [run.label] } }), [], 'every one-off container was removed')
 })

@@ -24,6 +24,9 @@ import { uniqueSubdomain } from '../../support/instances.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 
+/** inFilestore as root: these volumes are made here and no ERP ever mounted them, so their root is root's (Docker populates a volume from the image of its first container only). */
+const onVolume = (subdomain: string, script: string): Promise<string> => inFilestore(subdomain, script, { user: '0' })
+
 const LIST = 'cd /data && find . | sort | while read -r f; do if [ -f "$f" ]; then echo "$f $(cat "$f")"; else echo "$f/"; fi; done'
 
 docker.test('a copy gets its filestore under its own database name and its own identity; the web sessions are never carried', async (t) => {
@@ -60,7 +63,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
   // The source as the ERP keeps it: parameters in its database, attachments under filestore/<database name>/, web sessions aside.
   await sql(source, "CREATE TABLE ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL); " +
     "INSERT INTO ir_config_parameter (key, value) VALUES ('database.uuid', '11111111-1111-4111-8111-111111111111'), ('database.secret', 'source-secret'), ('database.create_date', '2026-01-01')")
-  await inFilestore(from.subdomain, `mkdir -p /data/filestore/${source}/3f /data/sessions && echo attachment > /data/filestore/${source}/3f/3fa2 && echo session > /data/sessions/werkzeug_1.sess && echo keep > /data/.hidden`)
+  await onVolume(from.subdomain, `mkdir -p /data/filestore/${source}/3f /data/sessions && echo attachment > /data/filestore/${source}/3f/3fa2 && echo session > /data/sessions/werkzeug_1.sess && echo keep > /data/.hidden`)
   const dump = join(scratch, 'database.dump')
   const files = join(scratch, 'filestore.tar')
   await runner.dumpDatabase(from, 0, dump)
@@ -70,7 +73,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
   t.ok(entries.includes(`data/filestore/${source}/3f/3fa2`) && entries.includes('data/.hidden'), 'and holds everything else')
 
   // Restored as a copy: the copy's database and volume (which holds sessions of its own).
-  await inFilestore(into.subdomain, 'mkdir -p /data/sessions && echo mine > /data/sessions/werkzeug_2.sess')
+  await onVolume(into.subdomain, 'mkdir -p /data/sessions && echo mine > /data/sessions/werkzeug_2.sess')
   await runner.restoreDatabase(into, 0, dump, { sourceDatabase: source })
   await runner.importFilestore(into, 0, files, { sourceDatabase: source })
   await runner.settleFilestore(into, 0, 'restored')
@@ -81,7 +84,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
     t.match(copyIdentity[index]?.value, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, `${copyIdentity[index]?.key} is a new random uuid`)
     t.not(copyIdentity[index]?.value, sourceIdentity[index]?.value, `${copyIdentity[index]?.key} is not the source's`)
   }
-  t.equal(await inFilestore(into.subdomain, LIST), ['./', './.hidden keep', './filestore/', `./filestore/${copy}/`, `./filestore/${copy}/3f/`, `./filestore/${copy}/3f/3fa2 attachment`, ''].join('\n'),
+  t.equal(await onVolume(into.subdomain, LIST), ['./', './.hidden keep', './filestore/', `./filestore/${copy}/`, `./filestore/${copy}/3f/`, `./filestore/${copy}/3f/3fa2 attachment`, ''].join('\n'),
     'the attachments under the copy\'s database name, no folder of the source\'s name, no web sessions')
 
   // Restored in place: the identity and the folder name stay.
@@ -89,7 +92,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
   await runner.importFilestore(from, 0, files)
   await runner.settleFilestore(from, 0, 'restored')
   t.same(await identity(source), sourceIdentity, 'in place: the database keeps its uuid and secret')
-  t.match(await inFilestore(from.subdomain, LIST), `./filestore/${source}/3f/3fa2 attachment`)
+  t.match(await onVolume(from.subdomain, LIST), `./filestore/${source}/3f/3fa2 attachment`)
 
   // An archive made before sessions were left out: its sessions/ stays behind at the restore.
   const old = pack()
@@ -102,6 +105,6 @@ docker.test('a copy gets its filestore under its own database name and its own i
   writeFileSync(oldFile, await buffer(old))
   await runner.importFilestore(into, 0, oldFile, { sourceDatabase: source })
   await runner.settleFilestore(into, 0, 'restored')
-  t.equal(await inFilestore(into.subdomain, LIST), './\n./config old\n', 'an old archive\'s web sessions are not restored')
+  t.equal(await onVolume(into.subdomain, LIST), './\n./config old\n', 'an old archive\'s web sessions are not restored')
   t.same(await engine.listContainers({ all: true, filters: { label: [run.label] } }), [], 'every one-off container was removed')
 })

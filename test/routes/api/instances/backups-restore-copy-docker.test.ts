@@ -64,8 +64,10 @@ docker.test('a copy is loaded before its ERP first starts, and serves the source
   const served = await read(copy.local_url)
   t.equal(served.status, 200, 'the copy serves the attachment')
   t.equal(await served.text(), content, 'with the source\'s content')
-  t.equal((await inFilestore(copySubdomain, 'ls -A /data/filestore; ls -A /data')).trim().split('\n').sort().join(' '),
-    [copy.database_name, 'filestore'].sort().join(' '), 'one filestore folder, the copy\'s database\'s; no web sessions carried over')
+  // sessions/: the copy's ERP made its own (as Odoo does on every request), empty of the source's.
+  t.equal((await inFilestore(copySubdomain, 'ls -A /data/filestore; ls -A /data; ls -A /data/sessions')).trim().split('\n').sort().join(' '),
+    [copy.database_name, 'filestore', 'sessions'].sort().join(' '), 'one filestore folder, the copy\'s database\'s; no web sessions carried over')
+  t.equal((await inFilestore(copySubdomain, 'stat -c %u:%g /data')).trim(), '101:101', 'the copy\'s data folder is its ERP\'s (uid 101), as the source\'s')
 
   const identity = (instanceUidValue: string) => onInstanceDatabase(databaseUrl, instanceUidValue, async (db) =>
     Object.fromEntries((await db.query<{ key: string, value: string }>("SELECT key, value FROM ir_config_parameter WHERE key IN ('database.uuid', 'database.secret')")).rows.map((r) => [r.key, r.value])))
