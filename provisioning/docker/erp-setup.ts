@@ -148,7 +148,10 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
           found = await create()
         } catch (error) {
           if (statusOf(error) !== 409) throw error
-          found = await leftover(name) ?? await create() // a racing attempt's
+          // Another create holds the name: a racing attempt's, or one that timed out while the
+          // engine still makes the container (tens of seconds on a slow engine): waited for.
+          await lookups.waitUntil(name, true, 'create')
+          found = await leftover(name) ?? await create()
         }
       }
       if (found === 'succeeded') return

@@ -219,9 +219,12 @@ export async function containerLogs (container: Docker.Container): Promise<Outpu
   return demux(Buffer.isBuffer(data) ? data : Buffer.from(String(data)))
 }
 
-/** Runs a command in a running container; resolves with its exit code and output. */
-export async function execIn (container: Docker.Container, cmd: string[]): Promise<Output & { exitCode: number | null }> {
-  const exec = await container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false })
+/**
+ * Runs a command in a running container; resolves with its exit code and output. As the image's
+ * user unless `user` is given (`'0'`: root, like an operator's `docker exec -u 0`).
+ */
+export async function execIn (container: Docker.Container, cmd: string[], options: { user?: string } = {}): Promise<Output & { exitCode: number | null }> {
+  const exec = await container.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, ...(options.user === undefined ? {} : { User: options.user }) })
   const stream = await exec.start({ hijack: true, stdin: false })
   const chunks: Buffer[] = []
   await new Promise<void>((resolve, reject) => {
