@@ -59,7 +59,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     verify,
     originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
   })
-  const registry = createToolRegistry(ALL_TOOLS, (error, tool) => fastify.log.error({ err: error, tool }, 'MCP tool failed'))
+  const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'))
 
   return {
     authenticate,
@@ -70,7 +70,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       const invalid = invalidParamsMessage(body)
       if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
-      const context = { actor: request.actor, app: fastify, get em () { return request.em } }
+      const context = { actor: request.actor, app: fastify, log: request.log, get em () { return request.em } }
       const server = createMcpServer(registry, context)
       return handleMcpPost(server, request, reply, resource)
     }

@@ -20,7 +20,7 @@ export interface ToolResult {
   isError?: boolean
 }
 
-export type ToolErrorLogger = (error: unknown, tool: string) => void
+export type ToolErrorLogger = (error: unknown, tool: string, context: ToolContext) => void
 
 /** JSON Schema as plain data: TypeBox's symbol-keyed markers dropped, an object schema as MCP requires. */
 function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
@@ -50,9 +50,9 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     })
   }
 
-  function failure (error: unknown, name: string): ToolResult {
+  function failure (error: unknown, name: string, context: ToolContext): ToolResult {
     const { status, body } = toErrorBody(error as FastifyError)
-    if (status >= 500) logError(error, name)
+    if (status >= 500) logError(error, name, context)
     return {
       isError: true,
       content: [{ type: 'text', text: `${body.code}: ${body.message}` }],
@@ -78,7 +78,7 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
         const result = await entry.tool.run(context, prepared as never)
         return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
       } catch (error) {
-        return failure(error, name)
+        return failure(error, name, context)
       }
     }
   }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Static, TSchema } from 'typebox'
 import type { UserActor } from '../../lib/actor.ts'
@@ -8,6 +8,8 @@ export interface ToolContext {
   actor: UserActor
   em: EntityManager
   app: FastifyInstance
+  /** The request's logger (its request id), for failures worth the operator's eye. */
+  log?: FastifyBaseLogger
 }
 
 export interface ToolAnnotations {

@@ -2,7 +2,13 @@ import { BackendUnavailableError } from '../../../provisioning/backend.ts'
 import { type BackupRunner, type ClusterBackupRunner } from '../../../provisioning/backup-runner.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { Instance } from '../instances/instance.entity.ts'
+import { platformNotReadyMessage, withOperatorDetail } from '../instances/platform-refusals.ts'
 import { BackupUnavailable } from './backups.errors.ts'
+
+/** 503 BACKUP_UNAVAILABLE in the tenant's words; the operator's reason and hint go to the log with the request. */
+export function backupsNotReady (backend: string | undefined, reason: string, hint?: string) {
+  return withOperatorDetail(BackupUnavailable(platformNotReadyMessage('Backups'), backend === undefined ? undefined : { backend }), { reason, hint })
+}
 
 /** The backup runner of an instance's backend, and the database server's major version it must match. */
 export function createBackupRunners ({ backends, serverMajor }: { backends: BackendRegistry, serverMajor: () => Promise<number> }) {
@@ -19,8 +25,7 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
   function runnerOf (instance: Pick<Instance, 'backend'>): BackupRunner {
     const runner = backends.get(instance.backend).backups
     if (runner === undefined) {
-      throw BackupUnavailable(`Backups of ${instance.backend} instances cannot run here: the ${instance.backend} backend has no backup runner yet`,
-        { backend: instance.backend, missing: `${instance.backend} backup runner` })
+      throw BackupUnavailable(`Backups of instances on ${instance.backend} are not offered yet`, { backend: instance.backend })
     }
     return runner
   }
@@ -41,16 +46,16 @@ export function createBackupRunners ({ backends, serverMajor }: { backends: Back
       return removed
     },
 
-    /** 503 naming the missing piece (runner, client image, engine) when a backup of `instance` can only fail. */
+    /** 503 when a backup of `instance` can only fail: the tenant reads that the platform is not ready, the log names the missing piece (runner, client image, engine). */
     async ready (instance: Pick<Instance, 'backend'>): Promise<{ runner: BackupRunner | ClusterBackupRunner, pgMajor: number }> {
       const runner = clusterRunnerOf(instance) ?? runnerOf(instance)
       const pgMajor = await serverMajor().catch((error: unknown) => {
-        throw BackupUnavailable(`The ERP database server does not answer: ${(error as Error).message}`, { missing: 'database server' })
+        throw backupsNotReady(undefined, `The ERP database server does not answer: ${(error as Error).message}`)
       })
       try {
         await runner.check(pgMajor)
       } catch (error) {
-        if (error instanceof BackendUnavailableError) throw BackupUnavailable(`${error.message}: ${error.hint}`, { backend: instance.backend, hint: error.hint })
+        if (error instanceof BackendUnavailableError) throw backupsNotReady(instance.backend, error.message, error.hint)
         throw error
       }
       return { runner, pgMajor }

@@ -12,10 +12,10 @@ import { STEADY_STATES } from '../instances/instance-states.ts'
 import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { ACTIVE_BACKUP_STATES, Backup, type BackupKind } from './backup.entity.ts'
-import type { BackupRunners } from './backup-runners.ts'
+import { backupsNotReady, type BackupRunners } from './backup-runners.ts'
 import { inStore, type BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable, BackupUnavailable } from './backups.errors.ts'
+import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable } from './backups.errors.ts'
 import type { ByteRange } from './backup-download.ts'
 
 export const BACKUP_QUEUE = 'instance-backups'
@@ -172,7 +172,7 @@ async function openInCluster (open: () => Promise<Readable>): Promise<Readable> 
   try {
     return await open()
   } catch (error) {
-    if (error instanceof BackendUnavailableError) throw BackupUnavailable(`${error.message}: ${error.hint}`, { backend: error.backend, hint: error.hint })
+    if (error instanceof BackendUnavailableError) throw backupsNotReady(error.backend, error.message, error.hint)
     if (!(error instanceof ArchiveReadError)) throw BackupArchiveUnreadable(`Reading the archive in the cluster failed: ${(error as Error).message}`)
     switch (error.reason) {
       case 'missing': throw BackupNotFound(error.message)

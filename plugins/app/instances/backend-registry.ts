@@ -2,11 +2,17 @@ import type { FastifyBaseLogger } from 'fastify'
 import { BackendUnavailableError, type BackendName, type ProvisioningBackend } from '../../../provisioning/backend.ts'
 import type { DockerServeChecks } from '../../../provisioning/serve-checks.ts'
 import { BackendNotReady, BackendUnavailable } from './instances.errors.ts'
+import { platformNotReadyMessage, withOperatorDetail } from './platform-refusals.ts'
+
+/** 503 INSTANCE_BACKEND_UNAVAILABLE in the tenant's words; the operator's reason and hint (settings, engine address) go to the log with the request. */
+function backendNotReady (name: BackendName, reason: string, hint?: string) {
+  return withOperatorDetail(BackendUnavailable(platformNotReadyMessage(`Instances on ${name}`), { backend: name }), { reason, hint })
+}
 
 export interface BackendRegistry {
   /** Every backend this installation offers (INSTANCE_BACKENDS). */
   readonly enabled: BackendName[]
-  /** The backend, known to answer (checked at most every few seconds); 503 otherwise, saying what to configure. */
+  /** The backend, known to answer (checked at most every few seconds); 503 otherwise, in the tenant's words, what to configure logged. */
   require: (name: BackendName) => Promise<ProvisioningBackend>
   /**
    * As `require`, and the backend can serve a new instance of `erpVersion` (its image, its
@@ -44,14 +50,14 @@ export function createBackendRegistry ({ enabled, backends, notConfigured, serve
   function get (name: BackendName): ProvisioningBackend {
     const backend = backends[name]
     if (!enabled.includes(name)) {
-      throw BackendUnavailable(`The ${name} backend is not enabled here`, {
-        backend: name,
+      throw withOperatorDetail(BackendUnavailable(`Instances on ${name} are not offered here`, { backend: name, offered: enabled }), {
+        reason: `The ${name} backend is not enabled here`,
         hint: `enabled backends: ${enabled.join(', ') || 'none'}; add ${name} to INSTANCE_BACKENDS to offer it`
       })
     }
     if (backend === undefined) {
       const hint = notConfigured[name] ?? 'configure it'
-      throw BackendUnavailable(`The ${name} backend is not configured: ${hint}`, { backend: name, hint })
+      throw backendNotReady(name, `The ${name} backend is not configured`, hint)
     }
     return backend
   }
@@ -65,7 +71,7 @@ export function createBackendRegistry ({ enabled, backends, notConfigured, serve
     } catch (error) {
       checkedAt.delete(name)
       if (error instanceof BackendUnavailableError) {
-        throw BackendUnavailable(`${error.message}: ${error.hint}`, { backend: name, hint: error.hint })
+        throw backendNotReady(name, error.message, error.hint)
       }
       throw error
     }

@@ -82,9 +82,9 @@ export function createLogsService (deps: LogsServiceDeps) {
       try {
         lines = await logBackend(row).readLogs(refOf(row), { tail: query.tail ?? 200, since: query.since === undefined ? undefined : new Date(query.since), streams: stream })
       } catch (error) {
-        deps.log.warn({ err: error, instance_id: instanceId }, 'Instance logs unavailable')
-        const hint = error instanceof BackendUnavailableError ? `: ${error.hint}` : ''
-        throw BackendUnavailable(`The ${row.backend} backend did not give the logs${hint}`, { backend: row.backend })
+        const hint = error instanceof BackendUnavailableError ? error.hint : undefined
+        deps.log.warn({ err: error, hint, instance_id: instanceId }, 'Instance logs unavailable')
+        throw BackendUnavailable('The logs cannot be read right now: the hosting platform did not answer. The operator has been told.', { backend: row.backend })
       }
       if (lines === undefined) {
         return { instance_id: instanceId, lines: [], message: `The ${row.backend} backend keeps nothing of this instance now (never started, removed, or no pod running).` }

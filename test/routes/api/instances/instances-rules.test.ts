@@ -3,6 +3,10 @@ import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
 import { statementsDuring } from '../../../support/statements.ts'
+import { captureLog } from '../../../support/log-capture.ts'
+
+/** What only the operator may read: setting names, the engine's address, the Docker host. */
+const INTERNALS = /KUBECONFIG|INSTANCE_BACKENDS|DOCKER_HOST|Docker host|unix:|tcp:|\/tmp\//i
 
 // No engine answers here: every rule below must hold before any backend is asked.
 process.env.DOCKER_HOST = 'unix:///tmp/erp-portal-no-docker.sock'
@@ -10,7 +14,8 @@ process.env.DOCKER_HOST = 'unix:///tmp/erp-portal-no-docker.sock'
 const valid = { name: 'Production', subdomain: 'acme-prod', erp_version: '17.0', backend: 'docker' }
 
 t.test('create: bad input is a 400/409 naming the field, and records nothing', async (t) => {
-  const { app } = await build(t, { env: { INSTANCE_BACKENDS: 'docker,kubernetes' } })
+  const { lines, logger } = captureLog()
+  const { app } = await build(t, { logger, env: { INSTANCE_BACKENDS: 'docker,kubernetes' } })
   const admin = await signup(app)
   const create = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: body })
 
@@ -36,12 +41,19 @@ t.test('create: bad input is a 400/409 naming the field, and records nothing', a
 
   const kube = await create({ ...valid, backend: 'kubernetes' })
   t.equal(kube.statusCode, 503)
-  t.equal(kube.json().error.code, 'INSTANCE_BACKEND_UNAVAILABLE')
-  t.match(kube.json().error.message, /KUBECONFIG/)
+  t.same(kube.json().error, {
+    code: 'INSTANCE_BACKEND_UNAVAILABLE',
+    message: 'Instances on kubernetes cannot run right now: the hosting platform is not ready for them. The operator has been told.',
+    details: { backend: 'kubernetes' }
+  }, 'the tenant reads what cannot run, in their words')
   const docker = await create(valid)
   t.equal(docker.statusCode, 503)
-  t.match(docker.json().error.message, /Docker engine/i)
-  t.match(docker.json().error.message, /DOCKER_HOST/)
+  t.same(docker.json().error.details, { backend: 'docker' })
+  t.match(docker.json().error.message, /^Instances on docker cannot run right now/)
+  t.notMatch(kube.body + docker.body, INTERNALS, 'no setting name, address or host reaches the tenant')
+  const logged = lines.filter((line) => line.msg === 'request failed').map((line) => line as { request_id?: string, err?: { operator?: { reason: string, hint?: string } } })
+  t.match(logged.find((line) => line.request_id === kube.json().request_id)?.err?.operator, { hint: /KUBECONFIG/ }, 'the operator reads how to configure kubernetes, with the request id')
+  t.match(logged.find((line) => line.request_id === docker.json().request_id)?.err?.operator, { reason: /Docker engine/i, hint: /DOCKER_HOST/ }, 'and what the Docker engine lacks')
 
   const [counts] = await app.sql<{ instances: number, activities: number }>({
     text: "SELECT (SELECT count(*) FROM instances)::int AS instances, (SELECT count(*) FROM activities WHERE type LIKE 'instance.%')::int AS activities",
@@ -50,13 +62,17 @@ t.test('create: bad input is a 400/409 naming the field, and records nothing', a
   t.same(counts, { instances: 0, activities: 0 })
 })
 
-t.test('a backend left out of INSTANCE_BACKENDS is a 503 that says how to offer it', async (t) => {
+t.test('a backend left out of INSTANCE_BACKENDS is a 503 that names the backends offered', async (t) => {
   const { app } = await build(t, { env: { INSTANCE_BACKENDS: 'kubernetes' } })
   const admin = await signup(app)
   const response = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: valid })
   t.equal(response.statusCode, 503)
-  t.match(response.json().error.message, /not enabled/)
-  t.match(response.json().error.details.hint, /INSTANCE_BACKENDS/)
+  t.same(response.json().error, {
+    code: 'INSTANCE_BACKEND_UNAVAILABLE',
+    message: 'Instances on docker are not offered here',
+    details: { backend: 'docker', offered: ['kubernetes'] }
+  })
+  t.notMatch(response.body, INTERNALS, 'the setting that offers it is the operator\'s')
 })
 
 t.test('list, detail and status: own instances only, with the documented fields', async (t) => {
