@@ -15,7 +15,7 @@ export const backupTools = [
     title: 'Back up an instance',
     description: 'Queues a backup of the instance (its database dump and filestore in one archive) and answers at once in state `queued`. ' +
       'Poll get_backup until it is `completed` (or `failed`, with `error`). BACKUP_IN_PROGRESS while another backup of the instance runs; ' +
-      'BACKUP_UNAVAILABLE when a backup cannot run here, with what is missing.',
+      'BACKUP_UNAVAILABLE when the hosting platform is not ready for backups (the operator is told).',
     input: InstanceRef,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, em, actor }, { instance_id: id }) => ({ backup: await app.backups.create(em, actor, id) })

@@ -64,7 +64,7 @@ export const instanceTools = [
     description: 'Creates an instance and queues its provisioning; it answers at once in state `provisioning`. Poll ' +
       'get_instance_status until `running` (or `error`, with status_message). Fails with PLAN_INSTANCE_LIMIT_REACHED ' +
       'when the plan has no free slot, SUBDOMAIN_TAKEN / SUBDOMAIN_RESERVED for the subdomain, ' +
-      'INSTANCE_BACKEND_UNAVAILABLE when that backend is not configured.',
+      'INSTANCE_BACKEND_UNAVAILABLE when that backend is not offered here or not ready (the operator is told).',
     input: CreateInstanceBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, em, actor }, input) => ({ instance: await app.instances.create(em, actor, input) })

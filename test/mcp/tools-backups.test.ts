@@ -1,13 +1,15 @@
 import t from 'tap'
 import { addMember, signup } from '../support/accounts.ts'
 import { startMcpFixture } from '../support/mcp.ts'
+import { captureLog } from '../support/log-capture.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, latestActivity, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 // No KUBECONFIG: the kubernetes backend is offered but not configured, so no backup can run here,
 // and the reconciler leaves its recorded instances as they are (a recorded docker instance has no
 // container: the reconciler would move it to `error` in the middle of a before-and-after comparison).
-const { app, connectAgent } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker,kubernetes' })
+const { lines, logger } = captureLog()
+const { app, connectAgent } = await startMcpFixture(t, { INSTANCE_BACKENDS: 'docker,kubernetes' }, { logger })
 const IDLE = { backend: 'kubernetes' }
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Backup agent')
@@ -33,10 +35,18 @@ t.test('list_backups answers the instance\'s backups newest first, as the REST r
   t.same(rest.json().backups, listed.backups, 'the same view as the route')
 })
 
-t.test('create_backup where no backup can run is an error naming what is missing, never a queued backup', async (t) => {
+t.test('create_backup where no backup can run is the REST error in the tenant\'s words, the operator\'s detail logged, never a queued backup', async (t) => {
   const instance = await recordInstance(app, admin.user.tenant_id, { backend: 'kubernetes' })
   const error = assertToolError(t, await useTool(app, token, 'create_backup', { instance_id: instance }), 'INSTANCE_BACKEND_UNAVAILABLE')
-  t.match(error.message, /KUBECONFIG/)
+  t.same(error, {
+    code: 'INSTANCE_BACKEND_UNAVAILABLE',
+    message: 'Instances on kubernetes cannot run right now: the hosting platform is not ready for them. The operator has been told.',
+    details: { backend: 'kubernetes' }
+  })
+  t.notMatch(JSON.stringify(error), /KUBECONFIG|INSTANCE_BACKENDS|kubeconfig/, 'no setting reaches the agent')
+  const logged = lines.find((line) => line.msg === 'MCP tool failed' && line.tool === 'create_backup') as { request_id?: string, err?: { operator?: unknown } } | undefined
+  t.match(logged?.err?.operator, { hint: /KUBECONFIG/ }, 'the operator reads how to configure kubernetes')
+  t.type(logged?.request_id, 'string', 'with the request id')
   t.same(await app.sql({ text: 'SELECT id FROM backups WHERE instance_id = $1', values: [instance] }), [], 'nothing recorded')
 })
 

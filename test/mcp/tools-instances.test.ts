@@ -69,12 +69,14 @@ t.test('invalid arguments are VALIDATION_FAILED naming the field, and record not
   t.equal(await tenantSnapshot(app, admin.user.tenant_id), before)
 })
 
-t.test('without a configured backend, create and start are INSTANCE_BACKEND_UNAVAILABLE and record nothing', async (t) => {
+t.test('without a configured backend, create and start are INSTANCE_BACKEND_UNAVAILABLE in the tenant\'s words and record nothing', async (t) => {
   const stopped = await recordInstance(app, admin.user.tenant_id, { state: 'stopped', backend: 'kubernetes' })
   const before = await tenantSnapshot(app, admin.user.tenant_id)
   const create = await useTool(app, token, 'create_instance', { name: 'Production', subdomain: uniqueSubdomain('kube'), erp_version: '17.0', backend: 'kubernetes' })
   const error = assertToolError(t, create, 'INSTANCE_BACKEND_UNAVAILABLE', 'create_instance')
-  t.match(error.details, { backend: 'kubernetes', hint: /KUBECONFIG/ }, 'says how to configure it')
+  t.same(error.details, { backend: 'kubernetes' }, 'names the backend, not how to configure it')
+  t.equal(error.message, 'Instances on kubernetes cannot run right now: the hosting platform is not ready for them. The operator has been told.')
+  t.notMatch(JSON.stringify(error), /KUBECONFIG|INSTANCE_BACKENDS/, 'no setting reaches the agent')
   assertToolError(t, await useTool(app, token, 'start_instance', { instance_id: stopped }), 'INSTANCE_BACKEND_UNAVAILABLE', 'start_instance')
   t.equal(await tenantSnapshot(app, admin.user.tenant_id), before, 'no instance, no state change, no activity')
 

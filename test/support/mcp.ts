@@ -31,10 +31,10 @@ export interface McpFixture {
  * AUTH_PORT) on one database, with BASE_URL = https://portal.example.test as
  * both sides see it. /api/mcp fetches the auth server's real JWKS.
  */
-export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0], env: Record<string, unknown> = {}): Promise<McpFixture> {
+export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0], env: Record<string, unknown> = {}, { logger }: Pick<NonNullable<Parameters<typeof build>[1]>, 'logger'> = {}): Promise<McpFixture> {
   const databaseUrl = await createTestDatabase(t)
   const auth = await startTestAuthServer(t, { DATABASE_URL: databaseUrl })
-  const { app } = await build(t, { databaseUrl, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
+  const { app } = await build(t, { databaseUrl, logger, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
 
   async function connectAgent (person: SignedUp, clientName = 'Test agent'): Promise<ConnectedAgent> {
     const clientId = await registerClient(auth, clientName)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { readArchive } from '../../../../plugins/app/backups/backup-archive.ts'
 import { build } from '../../../support/build.ts'
+import { captureLog } from '../../../support/log-capture.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
@@ -110,8 +111,9 @@ docker.test('a backup dumps the database and the filestore into one archive that
   t.equal(feed[0]?.actor_id, admin.user.id)
 })
 
-docker.test('POST /backup answers 503 naming the missing backup image, and records nothing', async (t) => {
-  const { app, databaseUrl } = await build(t, { env: dockerInstanceEnv(t, { BACKUP_IMAGE: '127.0.0.1:1/no-such-backup-image:{pg_major}' }) })
+docker.test('POST /backup answers 503 in the tenant\'s words, logs the missing backup image for the operator, and records nothing', async (t) => {
+  const { lines, logger } = captureLog()
+  const { app, databaseUrl } = await build(t, { logger, env: dockerInstanceEnv(t, { BACKUP_IMAGE: '127.0.0.1:1/no-such-backup-image:{pg_major}' }) })
   t.teardown(() => cleanupInstances(databaseUrl))
   const admin = await signup(app)
   const created = await app.inject({ method: 'POST', url: '/api/instances/create', headers: bearer(admin.token), payload: { name: 'P', subdomain: uniqueSubdomain('nb'), erp_version: '17.0', backend: 'docker' } })
@@ -119,7 +121,13 @@ docker.test('POST /backup answers 503 naming the missing backup image, and recor
   await waitForState(app, admin.token, id, ['running'])
   const answer = await app.inject({ method: 'POST', url: `/api/instances/${id}/backup`, headers: bearer(admin.token) })
   t.equal(answer.statusCode, 503)
-  t.equal(answer.json().error.code, 'BACKUP_UNAVAILABLE')
-  t.match(answer.json().error.message, '127.0.0.1:1/no-such-backup-image:15', 'names the image it lacks')
+  t.same(answer.json().error, {
+    code: 'BACKUP_UNAVAILABLE',
+    message: 'Backups cannot run right now: the hosting platform is not ready for them. The operator has been told.',
+    details: { backend: 'docker' }
+  })
+  t.notMatch(answer.body, /no-such-backup-image|127\.0\.0\.1|Docker (engine|host)|pg_dump|BACKUP_IMAGE/i, 'no image, address or host reaches the tenant')
+  const logged = lines.find((line) => line.msg === 'request failed' && line.request_id === answer.json().request_id) as { err?: { operator?: unknown } } | undefined
+  t.match(logged?.err?.operator, { reason: /127\.0\.0\.1:1\/no-such-backup-image:\d+/ }, 'the operator reads the image it lacks, with the request id')
   t.same(await app.sql({ text: 'SELECT id FROM backups', values: [] }), [], 'no backup recorded')
 })
