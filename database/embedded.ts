@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import pg from 'pg'
+import { isAlive } from '../lib/previous-start.ts'
 import { readOrCreateSecret } from '../lib/secrets.ts'
 import { writeInstanceAccess, type ContainerAccess } from './container-access.ts'
 import { startPostmaster } from './postmaster.ts'
@@ -154,15 +155,6 @@ async function removeStalePidFile (databaseDir: string): Promise<void> {
   }
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) return
   await rm(pidFile, { force: true })
-}
-
-function isAlive (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 async function ensureDatabase (adminUrl: string, database: string): Promise<void> {

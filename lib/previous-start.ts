@@ -33,7 +33,8 @@ function stoppingPid (dataDir: string): number | undefined {
   }
 }
 
-function isAlive (pid: number): boolean {
+/** Whether a process with this id exists (one of another user's counts: EPERM). */
+export function isAlive (pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

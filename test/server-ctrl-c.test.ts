@@ -4,30 +4,17 @@
  * server and the embedded PostgreSQL itself, in that order, within seconds,
  * exit 0, no error lines; a start right after waits for the old one to finish.
  */
-import { spawn } from 'node:child_process'
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import net from 'node:net'
 import t from 'tap'
-import { freePort, ROOT, waitForReady, type Running } from './support/process.ts'
+import { freePort, ROOT, startServer, waitForReady, type Running } from './support/process.ts'
 
 t.setTimeout(300_000)
 
 /** `node server.ts` as a terminal runs it: the leader of its own process group. */
-function startInGroup (env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['server.ts'], {
-    cwd: ROOT,
-    detached: true,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk) => { output += String(chunk) })
-  child.stderr?.on('data', (chunk) => { output += String(chunk) })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
+const startInGroup = (env: Record<string, string>): Running => startServer(env, 'server.ts', { group: true })
 
 const answers = (port: number) => new Promise<boolean>((resolve) => {
   const socket = net.connect(port, '127.0.0.1')

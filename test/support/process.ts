@@ -20,12 +20,19 @@ export interface Running {
   exited: Promise<number | null>
 }
 
-/** Runs `node server.ts` (or another long-running entry point) the way `npm start` does, with only the given environment. */
-export function startServer (env: Record<string, string>, script = 'server.ts'): Running {
+/**
+ * Runs `node server.ts` (or another long-running entry point) the way `npm start` does, with only
+ * the given environment. `group`: as a terminal runs it, the leader of its own process group (so a
+ * test can signal the group, as Ctrl-C does), with the authorization server child unless the
+ * environment says otherwise.
+ */
+export function startServer (env: Record<string, string>, script = 'server.ts', options: { group?: boolean } = {}): Running {
+  const group = options.group === true
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
+    detached: group,
     // The auth server child would contend for AUTH_PORT across parallel tests: a test that wants it says so.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', AUTH_SERVER_PROCESS: 'false', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: group ? 'info' : 'warn', ...(group ? {} : { AUTH_SERVER_PROCESS: 'false' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
