@@ -158,7 +158,10 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
       const container = found
       try {
         await putConfig(container, spec, name)
-        await call('start', name, (signal) => container.start({ abortSignal: signal }))
+        await call('start', name, (signal) => container.start({ abortSignal: signal })).catch((error: unknown) => {
+          // 304: a concurrent attempt that found the same container started it first; its run is ours to wait for.
+          if (statusOf(error) !== 304) throw error
+        })
         const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), options.initTimeoutMs) as { StatusCode: number }
         if (result.StatusCode !== 0) {
           const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer).text
