@@ -48,7 +48,7 @@ export async function buildApp ({ config, orm, logger, authServer }: AppOptions)
   // First hook of all, so that even a request refused by a later hook carries its id.
   app.addHook('onRequest', async (request, reply) => { reply.header('x-request-id', request.id) })
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()))
-  // JSON (and forms, see plugins/external/formbody.ts) only: anything else is a 415.
+  // JSON only (the login page's own plugin adds form posts for itself): anything else is a 415.
   app.removeContentTypeParser('text/plain')
 
   app.decorate('authServer', createAuthServerUpstream({ config, child: authServer }))

@@ -1,3 +1,4 @@
+import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { clientMeta } from '../../lib/client-meta.ts'
@@ -27,6 +28,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { auth, config } = fastify
   const { handoff, loginCsrf } = fastify.oauth
   const csp = pageCsp([new URL(config.BASE_URL).origin])
+  // Form posts only here (this plugin's routes): the JSON API answers a form body with 415, so that
+  // another site cannot post to it without a CORS preflight.
+  await fastify.register(formbody, { bodyLimit: config.BODY_LIMIT })
 
   // Only a transaction the schema would take goes back into a link: encodeURIComponent throws on a lone surrogate.
   const loginUrl = (transaction: unknown) =>

@@ -51,6 +51,11 @@ export default fp(async (fastify) => {
 
   fastify.setNotFoundHandler((request, reply) => {
     const allowed = methodRouter.allowedMethods(request.url)
+    // The CORS plugin answers the preflights of allowed origins; one that reaches here came from an origin
+    // that may not call the API from a browser: refused plainly, with no CORS headers.
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined && allowed.length > 0) {
+      return sendError(reply, 403, { code: 'CORS_ORIGIN_REFUSED', message: `The origin ${String(request.headers.origin ?? '(none)')} may not call this API from a browser` })
+    }
     if (allowed.length > 0) {
       return sendError(reply.header('allow', allowed.join(', ')), 405,
         { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here; use ${allowed.join(', ')}`, details: { allowed } })
