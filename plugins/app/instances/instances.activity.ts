@@ -5,7 +5,7 @@
  */
 export const INSTANCES_ACTIVITY = {
   'instance.created': 'An instance was created; it starts in provisioning',
-  'instance.provisioning': 'An instance is being provisioned again',
+  'instance.provisioning': 'An instance moved to provisioning (a new one records instance.created instead)',
   'instance.running': 'An instance is running',
   'instance.starting': 'An instance is starting',
   'instance.stopping': 'An instance is stopping',

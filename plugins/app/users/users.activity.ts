@@ -1,6 +1,6 @@
 /** The activity types the users room records, each with what it means (docs/company.md lists them all). */
 export const USERS_ACTIVITY = {
-  'user.created': 'An administrator added a user to the company',
+  'user.created': 'A user was added to the company',
   'user.deactivated': 'A user was deactivated',
   'user.role_changed': 'A user became an administrator, or a plain user again'
 } as const satisfies Record<`user.${string}`, string>
