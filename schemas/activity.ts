@@ -5,7 +5,7 @@ import { BigInt53, InstanceId, Int4, Success } from './common.ts'
 export const ActivityItem = Type.Object({
   id: BigInt53({ minimum: 1, description: 'Increasing; also the pagination cursor' }),
   title: Type.String(),
-  type: Type.String({ description: 'e.g. user.created, ticket.replied, instance.started' }),
+  type: Type.String({ description: 'One of the activity types (the `type` filter lists them), e.g. user.created, ticket.replied, instance.running' }),
   actor: Type.Object({
     kind: Type.Unsafe<'user' | 'agent' | 'system'>({ type: 'string', enum: ['user', 'agent', 'system'] }),
     id: Type.Union([Type.String(), Type.Null()], { description: 'User id (users and agents) or job name (system)' }),

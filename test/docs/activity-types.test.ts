@@ -25,14 +25,16 @@ const asRows = (catalog: Record<string, string>) => Object.entries(catalog).map(
 
 t.test('docs/company.md lists every activity type with its meaning, as the catalog does', async (t) => {
   const doc = await readFile(COMPANY_DOC, 'utf8')
-  t.same(tableUnder(doc, '### Activity types'), Object.entries(ACTIVITY_DESCRIPTIONS),
-    `the table under "### Activity types" is the catalog; its rows should read:\n${asRows(ACTIVITY_DESCRIPTIONS)}`)
+  if (!t.same(tableUnder(doc, '### Activity types'), Object.entries(ACTIVITY_DESCRIPTIONS), 'the table under "### Activity types" is the catalog')) {
+    t.comment(`its rows should read:\n${asRows(ACTIVITY_DESCRIPTIONS)}`)
+  }
 })
 
 t.test('docs/company.md lists every activity target type with its meaning, as the catalog does', async (t) => {
   const doc = await readFile(COMPANY_DOC, 'utf8')
-  t.same(tableUnder(doc, '### Activity targets'), Object.entries(ACTIVITY_TARGET_DESCRIPTIONS),
-    `the table under "### Activity targets" is the catalog; its rows should read:\n${asRows(ACTIVITY_TARGET_DESCRIPTIONS)}`)
+  if (!t.same(tableUnder(doc, '### Activity targets'), Object.entries(ACTIVITY_TARGET_DESCRIPTIONS), 'the table under "### Activity targets" is the catalog')) {
+    t.comment(`its rows should read:\n${asRows(ACTIVITY_TARGET_DESCRIPTIONS)}`)
+  }
 })
 
 t.test('the table reader finds the rows under the heading only', async (t) => {
