@@ -1,10 +1,11 @@
 import { Type } from 'typebox'
+import { ACTIVITY_TYPES } from '../plugins/app/activity/activity-types.ts'
 import { BigInt53, InstanceId, Int4, Success } from './common.ts'
 
 export const ActivityItem = Type.Object({
   id: BigInt53({ minimum: 1, description: 'Increasing; also the pagination cursor' }),
   title: Type.String(),
-  type: Type.String({ description: 'e.g. user.created, ticket.replied, instance.started' }),
+  type: Type.String({ description: 'One of the activity types (the `type` filter lists them), e.g. user.created, ticket.replied, instance.running' }),
   actor: Type.Object({
     kind: Type.Unsafe<'user' | 'agent' | 'system'>({ type: 'string', enum: ['user', 'agent', 'system'] }),
     id: Type.Union([Type.String(), Type.Null()], { description: 'User id (users and agents) or job name (system)' }),
@@ -19,7 +20,8 @@ export const ActivityItem = Type.Object({
 export const ActivityQuery = Type.Object({
   limit: Type.Optional(Int4({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
   before: Type.Optional(BigInt53({ minimum: 1, description: 'Cursor: `next_cursor` of the previous page; returns older items' })),
-  type: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Only this activity type' })),
+  // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
+  type: Type.Optional(Type.Enum(ACTIVITY_TYPES, { description: 'Only this activity type, one of the catalog (e.g. user.created, instance.running; meanings in the company docs)' })),
   instance_id: Type.Optional(BigInt53({ minimum: 1, description: 'Only activities about this instance (its id)' }))
 }, { additionalProperties: false })
 

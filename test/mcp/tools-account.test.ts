@@ -58,6 +58,7 @@ t.test('invalid arguments are VALIDATION_FAILED naming the field, for every acco
     ['list_activity', { limit: '5' }, 'limit'],
     ['list_activity', { before: 0 }, 'before'],
     ['list_activity', { type: '' }, 'type'],
+    ['list_activity', { type: 'backup.nonsense' }, 'type'],
     ['list_activity', { instance_id: 'not-a-uuid' }, 'instance_id'],
     ['list_activity', { tenant_id: other.user.tenant_id }, 'tenant_id'],
     ['whoami', { as: 'someone else' }, 'as'],

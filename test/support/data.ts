@@ -26,7 +26,7 @@ export async function fillTenantWith (execute: Execute, tenantId: string, counts
   }
   if (counts.activities) {
     await execute(`INSERT INTO activities (tenant_id, type, title, actor_kind, actor_id, actor_name, created_at)
-      SELECT $1, CASE WHEN g % 2 = 0 THEN 'bulk.even' ELSE 'bulk.odd' END, 'Bulk activity ' || g, 'system', 'bulk', 'System (bulk)', now()
+      SELECT $1, CASE WHEN g % 2 = 0 THEN 'backup.completed' ELSE 'backup.failed' END, 'Bulk activity ' || g, 'system', 'bulk', 'System (bulk)', now()
       FROM generate_series(1, $2::int) g`, [tenantId, counts.activities])
   }
 }

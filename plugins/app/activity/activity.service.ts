@@ -4,13 +4,14 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
 import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
+import type { ActivityTargetType, ActivityType } from './activity-types.ts'
 
 export interface ActivityInput {
-  /** Dotted, stable, e.g. `user.created`, `ticket.replied`, `instance.started`. */
-  type: string
+  /** One of the catalog (activity-types.ts), e.g. `user.created`, `ticket.replied`, `instance.running`. */
+  type: ActivityType
   /** What a person reads in the feed, e.g. "Ada invited bob@example.com". */
   title: string
-  targetType?: string
+  targetType?: ActivityTargetType
   targetId?: string
   /** The instance the change is about (its integer id). */
   instanceId?: number | null
@@ -31,7 +32,7 @@ export interface ActivityQuery {
   /** Page size; 20 when not given (the query schema fills the same default). */
   limit?: number
   before?: number
-  type?: string
+  type?: ActivityType
   instanceId?: number
 }
 

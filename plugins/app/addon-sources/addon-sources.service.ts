@@ -5,6 +5,7 @@ import type { OutboundPolicy } from '../../../lib/outbound-url.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
 import { checkBranch, checkCredential, checkHostKey, checkRepositoryUrl, checkSubpath, defaultName, type SourceFields } from './addon-source-input.ts'
@@ -47,7 +48,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
     return source
   }
 
-  function record (tx: EntityManager, actor: Actor, source: AddonSource, type: string, title: string): void {
+  function record (tx: EntityManager, actor: Actor, source: AddonSource, type: ActivityType, title: string): void {
     activity.record(tx, actor, { type, title, targetType: 'addon_source', targetId: String(source.id) })
   }
 

@@ -13,6 +13,7 @@ import type { SystemActor } from '../../../lib/actor.ts'
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import { replaceSourceModules } from '../modules/source-modules.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { AddonSource } from './addon-source.entity.ts'
@@ -36,7 +37,7 @@ export interface SyncJobDeps {
 export function createSyncJob (deps: SyncJobDeps) {
   const { activity, log } = deps
 
-  async function finish (tenantId: string, sourceId: number, done: (source: AddonSource, tx: EntityManager) => Promise<{ type: string, title: string }>): Promise<void> {
+  async function finish (tenantId: string, sourceId: number, done: (source: AddonSource, tx: EntityManager) => Promise<{ type: ActivityType, title: string }>): Promise<void> {
     const actor: SystemActor = { kind: 'system', tenantId, job: 'addon-source-sync' }
     await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
       const source = await tx.findOne(AddonSource, sourceId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })

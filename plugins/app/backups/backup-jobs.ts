@@ -14,6 +14,7 @@ import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import { ARCHIVE_FORMAT, describeParts, PARTS, writeArchive, type BackupManifest } from './backup-archive.ts'
@@ -49,7 +50,7 @@ export function createBackupJob (deps: BackupJobDeps) {
   }
 
   /** Moves the backup out of `running` exactly once, with its activity record. */
-  async function finish (tenantId: string, backupId: number, done: (backup: Backup, tx: EntityManager) => { type: string, title: string }): Promise<void> {
+  async function finish (tenantId: string, backupId: number, done: (backup: Backup, tx: EntityManager) => { type: ActivityType, title: string }): Promise<void> {
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup' }
     await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
       const backup = await tx.findOne(Backup, backupId, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })

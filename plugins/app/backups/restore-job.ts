@@ -28,6 +28,7 @@ import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { InstanceSpec, ProvisioningBackend } from '../../../provisioning/backend.ts'
 import { ArchiveCorruptError, type RestoreAsCopy } from '../../../provisioning/backup-runner.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
@@ -113,7 +114,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     const asNew = target !== undefined
     /** A copy's filestore is renamed after its own database, and its database gets its own identity. */
     const copy: RestoreAsCopy | undefined = asNew ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined
-    const record = (tx: EntityManager, type: string, title: string): void => {
+    const record = (tx: EntityManager, type: ActivityType, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
     /** The instance made (when new, not started) or stopped, `load` run, a copy recorded as initialised, the instance started. */

@@ -4,6 +4,7 @@ import type { Actor } from '../../../lib/actor.ts'
 import { toMajor } from '../../../lib/money.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import { Payment } from '../payments/payment.entity.ts'
 import { Plan } from '../plans/plan.entity.ts'
 import { quote, toPricingView, type PricingView } from '../plans/pricing.ts'
@@ -26,7 +27,7 @@ const who = (actor: Actor) => actor.kind === 'system' ? 'The system' : actor.nam
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
 export function createSubscriptionsService ({ activity }: { activity: ActivityService }) {
-  function record (tx: EntityManager, actor: Actor, subscription: Subscription, type: string, title: string): void {
+  function record (tx: EntityManager, actor: Actor, subscription: Subscription, type: ActivityType, title: string): void {
     activity.record(tx, actor, { type, title, targetType: 'subscription', targetId: subscription.id })
   }
 

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor, UserActor } from '../../../lib/actor.ts'
 import { Forbidden, NotFound } from '../../../lib/errors.ts'
 import type { ActivityInput, ActivityService } from '../activity/activity.service.ts'
+import type { ActivityType } from '../activity/activity-types.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { User } from '../users/user.entity.ts'
 import { Ticket, TicketMessage, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
@@ -69,7 +70,7 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
     return ticket
   }
 
-  function record (tx: EntityManager, actor: Actor, ticket: Ticket, type: string, title: string): void {
+  function record (tx: EntityManager, actor: Actor, ticket: Ticket, type: ActivityType, title: string): void {
     const input: ActivityInput = { type, title: `${title} "${ticket.subject}"`, targetType: 'ticket', targetId: ticket.id }
     activity.record(tx, actor, input)
   }

@@ -28,9 +28,9 @@ t.test('feed: newest first, cursor pages without gaps or repeats, filters, tenan
   t.same(seen, [...seen].sort((a, b) => b - a), 'newest first')
   t.equal(new Set(seen).size, 25, 'no repeats')
 
-  const odd = (await app.inject({ method: 'GET', url: '/api/activity?type=bulk.odd&limit=100', headers: bearer(alice.token) })).json()
+  const odd = (await app.inject({ method: 'GET', url: '/api/activity?type=backup.failed&limit=100', headers: bearer(alice.token) })).json()
   t.equal(odd.activities.length, 13)
-  t.ok(odd.activities.every((a: { type: string }) => a.type === 'bulk.odd'))
+  t.ok(odd.activities.every((a: { type: string }) => a.type === 'backup.failed'))
   t.same(odd.activities[0].actor, { kind: 'system', id: 'bulk', name: 'System (bulk)' })
 
   t.equal((await app.inject({ method: 'GET', url: '/api/activity?limit=101', headers: bearer(alice.token) })).statusCode, 400)
@@ -71,7 +71,7 @@ t.test('one statement per page, the token check included, however long the feed'
 
   await page(small.token) // warm up: prepared statements
   t.same(await statementsDuring(app, () => page(small.token)), ['session:activity-list'])
-  t.same(await statementsDuring(app, () => page(large.token, 'limit=100&type=bulk.odd&before=400')), ['session:activity-list'])
+  t.same(await statementsDuring(app, () => page(large.token, 'limit=100&type=backup.failed&before=400')), ['session:activity-list'])
 
   // Fresh on every call: a record written between two calls is in the second.
   const before = await page(large.token, 'limit=1')
@@ -92,4 +92,24 @@ t.test('the feed answers 401 for a missing, forged or revoked token, before its 
   const revoked = await get(bearer(alice.token))
   t.equal(revoked.statusCode, 401)
   t.equal(revoked.json().error.code, 'TOKEN_INVALID')
+})
+
+t.test('the type filter takes only a catalog type: any other answers 400 VALIDATION_FAILED, never an empty list', async (t) => {
+  const { app } = await build(t)
+  const alice = await signup(app)
+  await fillTenant(app, alice.user.tenant_id, { activities: 4 })
+  const get = (type: string) => app.inject({ method: 'GET', url: `/api/activity?type=${encodeURIComponent(type)}`, headers: bearer(alice.token) })
+
+  const valid = await get('backup.completed')
+  t.equal(valid.statusCode, 200)
+  t.same(valid.json().activities.map((a: { type: string }) => a.type), ['backup.completed', 'backup.completed'])
+  const none = await get('ticket.closed')
+  t.equal(none.statusCode, 200, 'a catalog type with no records')
+  t.same(none.json().activities, [])
+
+  for (const unknown of ['backup.nonsense', 'bulk.odd', 'backup', 'backup.*', 'Backup.completed', 'backup.completed ', '']) {
+    const response = await get(unknown)
+    t.equal(response.statusCode, 400, `type=${JSON.stringify(unknown)}`)
+    t.match(response.json(), { success: false, error: { code: 'VALIDATION_FAILED' } })
+  }
 })
