@@ -41,7 +41,7 @@ export function createErpAdminPassword (deps: ErpAdminPasswordDeps) {
    */
   async function open (em: EntityManager, instance: Instance, restored?: Restored): Promise<OdooAdapter> {
     const backend = backends.get(instance.backend)
-    const ref = { instanceId: instance.uid, tenantSubdomain: instance.tenant.subdomain, subdomain: instance.subdomain }
+    const ref = { instanceUid: instance.uid, tenantSubdomain: instance.tenant.subdomain, subdomain: instance.subdomain }
     const endpoint = backend.erpEndpoint === undefined ? undefined : await backend.erpEndpoint(ref)
     if (endpoint === undefined) throw ErpUnavailable('The instance\'s ERP is not reachable on its backend right now')
     // An instance made from a backup got no ERP secrets at its provisioning: they are made here.

@@ -76,7 +76,7 @@ export function createInstanceJobRunner (deps: InstanceJobDeps) {
     while (!signal.aborted) {
       seen = await backend.observe(spec)
       if (reached(action, seen)) return seen
-      if (!await stillIn(spec.tenantId, spec.instanceId, ACTIONS[action].during)) throw new Overtaken()
+      if (!await stillIn(spec.tenantId, spec.instanceUid, ACTIONS[action].during)) throw new Overtaken()
       if (seen.state === 'error') {
         failingSince ??= Date.now()
         if (Date.now() - failingSince >= errorGraceMs) break
