@@ -7,7 +7,7 @@
 import t from 'tap'
 import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
 import { createOdooAdapter, ODOO_ADMIN } from '../../../provisioning/erp/odoo-adapter.ts'
-import { generateErpPassword } from '../../../plugins/app/erp/erp-credentials.ts'
+import { generateErpPassword } from '../../../plugins/app/instances/erp-credentials.ts'
 import { execIn, requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
 import { contract, erpDoubleImage } from '../../support/erp-double/image.ts'
 import { dockerFixture, tenantName, waitForState } from '../docker/helpers.ts'

@@ -8,11 +8,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import { createOdooAdapter, DefaultPasswordAnswers, type OdooAdapter } from '../../../provisioning/erp/odoo-adapter.ts'
-import type { BackendRegistry } from '../instances/backend-registry.ts'
-import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
-import type { Instance } from '../instances/instance.entity.ts'
+import type { BackendRegistry } from './backend-registry.ts'
+import type { ErpDatabasesPort } from './erp-databases-port.ts'
+import type { Instance } from './instance.entity.ts'
 import type { ErpCredentialStore } from './erp-credentials.ts'
-import { ErpUnavailable } from './erp.errors.ts'
+import { ErpUnavailable } from '../erp/erp.errors.ts'
 
 export interface ErpAdminPasswordDeps {
   backends: BackendRegistry
