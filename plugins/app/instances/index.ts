@@ -132,7 +132,7 @@ export default fp(async (fastify) => {
     beforeRunning: async (row) => {
       const em = scopedEntityManager(orm.em, row.tenant_id)
       const instance = await em.findOneOrFail(Instance, Number(row.id), { populate: ['tenant'] })
-      await erpAdmin.secure(em, instance)
+      await lifecycle.beforeRunning(em, instance)
     },
     operationInProgress: async (row) => await installInProgress(row.id),
     log: fastify.log.child({ component: 'instance-reconciler' })
