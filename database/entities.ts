@@ -22,7 +22,7 @@ import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
 import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
-import { ErpCredentials } from '../plugins/app/erp/erp-credentials.entity.ts'
+import { ErpCredentials } from '../plugins/app/instances/erp-credentials.entity.ts'
 import { InstanceModule } from '../plugins/app/erp/instance-module.entity.ts'
 import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 

@@ -16,7 +16,7 @@ export type BackendName = 'docker' | 'kubernetes'
 /** Everything a backend needs to run one instance; built by the instances service from the database. */
 export interface InstanceSpec {
   /** The instance's uid (a uuid that never changes; not the API's integer id): the value of the instance-id label. */
-  instanceId: string
+  instanceUid: string
   tenantId: string
   /** The tenant's subdomain: names the Kubernetes namespace and the addons folder / claim. */
   tenantSubdomain: string
@@ -140,7 +140,7 @@ export interface LogFollowHandlers {
   end: (error?: unknown) => void
 }
 
-export type InstanceRef = Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>
+export type InstanceRef = Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>
 
 /** The log part of a backend (provisioning/<backend>/logs.ts). */
 export interface LogBackend {
@@ -181,7 +181,7 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
   remove: (spec: InstanceSpec) => Promise<void>
 
   /** The instance as the backend sees it now. */
-  observe: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>) => Promise<Observation>
+  observe: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>) => Promise<Observation>
 
   /**
    * Every instance this backend manages, keyed by instance subdomain, in as few
@@ -195,7 +195,7 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
    * Bounded by `timeoutMs`; BackendUnavailableError when the backend (or its metrics source,
    * metrics-server) cannot answer in time.
    */
-  readUsage: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, options: { running: boolean, timeoutMs: number }) => Promise<UsageReading>
+  readUsage: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>, options: { running: boolean, timeoutMs: number }) => Promise<UsageReading>
 
   /**
    * Where the ERP's HTTP port answers on the backend's own network (Docker: the container's

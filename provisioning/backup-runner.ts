@@ -50,15 +50,15 @@ export interface ClusterBackupRunner {
    * Ends a restore: the files it swapped in stay and the replaced ones go, or the replaced ones
    * come back (the database could not be promoted). The instance is still stopped. May be run again.
    */
-  settleFilestore: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, keep: 'restored' | 'replaced') => Promise<void>
+  settleFilestore: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, keep: 'restored' | 'replaced') => Promise<void>
   /** Removes an archive `archive` made; missing is fine. */
-  removeArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
+  removeArchive: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>, pgMajor: number, key: string) => Promise<void>
   /**
    * The archive's bytes (all `size` of them, or `range`), streamed from where it is kept, once they
    * are known to come: ArchiveReadError otherwise. Whatever was started to read it is removed when
    * the stream ends, fails or is destroyed; a stream that ends short errors instead of ending.
    */
-  openArchive: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>, key: string, read: { size: number, range?: { start: number, end: number }, backupId: number }) => Promise<Readable>
+  openArchive: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>, key: string, read: { size: number, range?: { start: number, end: number }, backupId: number }) => Promise<Readable>
   /** Removes what killed reads left (reader pods) once they have ended or outlived their deadline; answers how many. */
   sweep?: () => Promise<number>
 }

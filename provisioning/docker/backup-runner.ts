@@ -53,7 +53,7 @@ export function createDockerBackupRunner (docker: Docker, call: EngineCall, opti
     await ensureImage(docker, call, image, options.pullTimeoutMs)
     return call('create', `${purpose} of ${spec.subdomain}`, (signal) => docker.createContainer({
       Image: image,
-      Labels: { ...options.labels, [LABELS.managed]: 'backup', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain },
+      Labels: { ...options.labels, [LABELS.managed]: 'backup', [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain },
       ...config,
       abortSignal: signal
     } as Docker.ContainerCreateOptions))

@@ -31,7 +31,7 @@ export function instanceLabels (spec: InstanceSpec, options: Pick<ResolvedOption
   return {
     ...options.labels,
     [LABELS.managed]: 'true',
-    [LABELS.instanceId]: spec.instanceId,
+    [LABELS.instanceId]: spec.instanceUid,
     [LABELS.tenantId]: spec.tenantId,
     [LABELS.tenant]: spec.tenantSubdomain,
     [LABELS.subdomain]: spec.subdomain,

@@ -138,7 +138,7 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
         Image: base.Image,
         Env: base.Env,
         Cmd: erpInitialiseCommand(spec.database.name),
-        Labels: { ...options.labels, [LABELS.managed]: 'init', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain },
+        Labels: { ...options.labels, [LABELS.managed]: 'init', [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain },
         HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
         abortSignal: signal
       } as Docker.ContainerCreateOptions), options.createTimeoutMs)

@@ -54,7 +54,7 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
       throw new Error(`cannot create the addons folder ${addons} for ${name} (ADDONS_ROOT must be a writable folder on the Docker host): ${(error as Error).message}`, { cause: error })
     })
     const volume = dataVolumeName(spec.subdomain)
-    const labels = { ...options.labels, [LABELS.managed]: 'true', [LABELS.instanceId]: spec.instanceId, [LABELS.subdomain]: spec.subdomain }
+    const labels = { ...options.labels, [LABELS.managed]: 'true', [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain }
     await call('volume create', volume, (signal) => docker.createVolume({ Name: volume, Labels: labels, abortSignal: signal }))
     await erp.initialise(spec)
     const createIt = async (): Promise<void> => {

@@ -45,7 +45,7 @@ export interface ArchiveReaderOptions {
   stream: (url: URL, init: { headers?: Record<string, string> }) => Promise<IncomingMessage>
 }
 
-type Where = Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>
+type Where = Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>
 type Range = { start: number, end: number }
 
 export function readerPodManifest (spec: Where, backupId: number, options: Pick<ArchiveReaderOptions, 'image' | 'claimOf' | 'deadlineSeconds'>, affinity: { affinity?: V1Affinity }): V1Pod {
@@ -55,7 +55,7 @@ export function readerPodManifest (spec: Where, backupId: number, options: Pick<
     metadata: {
       generateName: `erp-backup-reader-${backupId}-`,
       namespace: namespaceOf(spec.tenantSubdomain),
-      labels: { [LABEL.managedBy]: MANAGED_BY, [LABEL.tenant]: spec.tenantSubdomain, [LABEL.instanceId]: spec.instanceId, [PURPOSE]: READER_PURPOSE, [BACKUP_LABEL]: String(backupId) }
+      labels: { [LABEL.managedBy]: MANAGED_BY, [LABEL.tenant]: spec.tenantSubdomain, [LABEL.instanceId]: spec.instanceUid, [PURPOSE]: READER_PURPOSE, [BACKUP_LABEL]: String(backupId) }
     },
     spec: {
       restartPolicy: 'Never',
@@ -70,7 +70,7 @@ export function readerPodManifest (spec: Where, backupId: number, options: Pick<
         command: ['httpd', '-f', '-p', String(READER_PORT), '-h', '/backups'],
         ports: [{ name: 'http', containerPort: READER_PORT }],
         readinessProbe: { tcpSocket: { port: READER_PORT }, periodSeconds: 1 },
-        volumeMounts: [{ name: 'backups', mountPath: '/backups', subPath: spec.instanceId, readOnly: true }],
+        volumeMounts: [{ name: 'backups', mountPath: '/backups', subPath: spec.instanceUid, readOnly: true }],
         resources: { requests: { memory: '16Mi', cpu: '20m' }, limits: { memory: `${READER_LIMITS.memoryMb}Mi`, cpu: `${READER_LIMITS.cpuMillicores}m` } },
         securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }
       }],
@@ -176,8 +176,8 @@ export function createArchiveReader (api: KubeApi, options: ArchiveReaderOptions
 
   return {
     async open (spec: Where, key: string, read: { size: number, range?: Range, backupId: number }): Promise<Readable> {
-      const file = new RegExp(`^kubernetes:${options.claimOf(spec.tenantSubdomain)}/${spec.instanceId}/(backup-\\d+\\.tar)$`).exec(key)?.[1]
-      if (file === undefined) throw new TypeError(`backup key ${JSON.stringify(key)} is not an archive of instance ${spec.instanceId} on the backup claim of ${spec.tenantSubdomain}`)
+      const file = new RegExp(`^kubernetes:${options.claimOf(spec.tenantSubdomain)}/${spec.instanceUid}/(backup-\\d+\\.tar)$`).exec(key)?.[1]
+      if (file === undefined) throw new TypeError(`backup key ${JSON.stringify(key)} is not an archive of instance ${spec.instanceUid} on the backup claim of ${spec.tenantSubdomain}`)
       const namespace = namespaceOf(spec.tenantSubdomain)
       const manifest = readerPodManifest(spec, read.backupId, options, await readerAffinity(spec, namespace))
       const name = await createReader(manifest)

@@ -97,9 +97,9 @@ export function parseResult (log: string): { bytes: number, sha256: string } | u
 
 export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, options: KubernetesBackupOptions): ClusterBackupRunner {
   const image = (pgMajor: number): string => options.imageTemplate.replaceAll('{pg_major}', String(pgMajor))
-  type Where = Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>
+  type Where = Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>
   const labels = (spec: Where, purpose: string): Record<string, string> => ({
-    [LABEL.managedBy]: MANAGED_BY, [LABEL.instanceId]: spec.instanceId, [LABEL.tenant]: spec.tenantSubdomain, 'erp.portal/purpose': purpose
+    [LABEL.managedBy]: MANAGED_BY, [LABEL.instanceId]: spec.instanceUid, [LABEL.tenant]: spec.tenantSubdomain, 'erp.portal/purpose': purpose
   })
 
   const runJob = createJobRunner(jobs, options)
@@ -124,7 +124,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
 
     async archive (spec, pgMajor, request) {
       await ensureClaim(api, backupClaimManifest(spec.tenantSubdomain, options), options.fieldManager)
-      const path = `${spec.instanceId}/backup-${request.backupId}.tar`
+      const path = `${spec.instanceUid}/backup-${request.backupId}.tar`
       const name = backupJobOf(request.backupId)
       const head = JSON.stringify(request.manifest).replace(/}$/, '')
       const log = await runJob({
@@ -163,7 +163,7 @@ export function createKubernetesBackupRunner (api: KubeApi, jobs: KubeJobs, opti
     async settleFilestore (spec, pgMajor, keep) {
       await runJob({
         namespace: namespaceOf(spec.tenantSubdomain),
-        name: settleJobOf(spec.instanceId, keep),
+        name: settleJobOf(spec.instanceUid, keep),
         labels: labels(spec, 'restore-settle'),
         image: image(pgMajor),
         command: ['sh', '-c', settleStep(DATA_PATH, keep)],

@@ -42,7 +42,7 @@ export function createKubernetesLogs (kubeConfig: KubeConfig, call: ApiCaller, a
     const namespace = namespaceOf(ref.tenantSubdomain)
     let pods: V1Pod[]
     try {
-      pods = await api.listPods(namespace, `${podSelector(ref.subdomain)},${LABEL.instanceId}=${ref.instanceId}`)
+      pods = await api.listPods(namespace, `${podSelector(ref.subdomain)},${LABEL.instanceId}=${ref.instanceUid}`)
     } catch (error) {
       if (isNotFound(error)) return undefined
       throw error

@@ -40,11 +40,11 @@ export function selectorLabels (subdomain: string): Record<string, string> {
   return { [LABEL.name]: APP_NAME, [LABEL.instance]: subdomain }
 }
 
-export function instanceLabels (spec: { subdomain: string, instanceId: string, tenantSubdomain: string }): Record<string, string> {
+export function instanceLabels (spec: { subdomain: string, instanceUid: string, tenantSubdomain: string }): Record<string, string> {
   return {
     ...selectorLabels(spec.subdomain),
     [LABEL.managedBy]: MANAGED_BY,
-    [LABEL.instanceId]: spec.instanceId,
+    [LABEL.instanceId]: spec.instanceUid,
     [LABEL.tenant]: spec.tenantSubdomain
   }
 }

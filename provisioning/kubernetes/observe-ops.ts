@@ -11,7 +11,7 @@ import { ERP_PODS, LABEL, MANAGED_DEPLOYMENTS, namespaceOf, selectorLabels, work
 import { judgeDeployment, observationOf } from './rollout.ts'
 
 export interface ObserveOps {
-  observe: (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain'>) => Promise<Observation>
+  observe: (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain'>) => Promise<Observation>
   observeAll: (tenantSubdomains: string[]) => Promise<Map<string, Observation>>
 }
 

@@ -28,17 +28,17 @@ export interface RestoreJobContext {
 }
 
 /** One Job per backup and target instance: a retry adopts it, two restores of one backup do not share it. */
-export const restoreJobOf = (backupId: number, instanceId: string): string => `erp-restore-${backupId}-${instanceId.slice(0, 8)}`
+export const restoreJobOf = (backupId: number, instanceUid: string): string => `erp-restore-${backupId}-${instanceUid.slice(0, 8)}`
 
 /** The Job that settles an instance's filestore after its restore (one restore of an instance runs at a time). */
-export const settleJobOf = (instanceId: string, keep: 'restored' | 'replaced'): string => `erp-restore-keep-${keep}-${instanceId.slice(0, 8)}`
+export const settleJobOf = (instanceUid: string, keep: 'restored' | 'replaced'): string => `erp-restore-keep-${keep}-${instanceUid.slice(0, 8)}`
 
 /** A copy's Job (`request.copy`) renames the filestore after `spec.database.name`, the instance's own database. */
-export function restoreJobSpec (spec: Pick<InstanceSpec, 'instanceId' | 'tenantSubdomain' | 'subdomain' | 'database'>, request: RestoreRequest, context: RestoreJobContext): JobSpec {
+export function restoreJobSpec (spec: Pick<InstanceSpec, 'instanceUid' | 'tenantSubdomain' | 'subdomain' | 'database'>, request: RestoreRequest, context: RestoreJobContext): JobSpec {
   const copy = request.copy === undefined ? {} : { ...filestoreRename(request.copy.sourceDatabase, spec.database.name), ...COPY_IDENTITY_ENV }
   return {
     namespace: namespaceOf(spec.tenantSubdomain),
-    name: restoreJobOf(request.backupId, spec.instanceId),
+    name: restoreJobOf(request.backupId, spec.instanceUid),
     labels: context.labels,
     image: context.image,
     command: ['sh', '-c', RESTORE_SCRIPT],

@@ -101,7 +101,7 @@ t.test('Traefik routes the portal and every instance container the Docker backen
 
   // The container the Docker backend would create for an instance, with this configuration.
   const spec: InstanceSpec = {
-    instanceId: '0b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e',
+    instanceUid: '0b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e',
     tenantId: '1b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e',
     tenantSubdomain: 'acme',
     subdomain: 'shop',

@@ -65,7 +65,7 @@ async function lifeCycleRequests (t: Parameters<typeof setup>[0]) {
   await backend.jobs.remove('erp-acme', 'one-off')
   await addonSync(kube, backend)
   // A download's reader pod (simulated: nothing answers behind the pod proxy, which is an error) and the sweep of readers.
-  await backend.clusterBackups.openArchive(spec, `kubernetes:backups-acme/${spec.instanceId}/backup-1.tar`, { size: 1, backupId: 1 }).then(() => { throw new Error('nothing answers: the read must fail') }, () => {})
+  await backend.clusterBackups.openArchive(spec, `kubernetes:backups-acme/${spec.instanceUid}/backup-1.tar`, { size: 1, backupId: 1 }).then(() => { throw new Error('nothing answers: the read must fail') }, () => {})
   await backend.clusterBackups.sweep?.()
   await backend.stop(spec)
   await backend.start(spec)

@@ -128,7 +128,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
       const runner = runners.clusterRunnerHere(instance)
       if (runner === undefined || backup.sizeBytes == null) throw archiveInCluster(key)
       const size = backup.sizeBytes
-      const spec = { instanceId: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }
+      const spec = { instanceUid: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }
       return { key, size, fileName, open: (range) => openInCluster(() => runner.openArchive(spec, key, { size, backupId, ...(range === undefined ? {} : { range }) })) }
     },
 
@@ -154,7 +154,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
       })
       // After the commit: a crash in between leaves a file without a record, never a record without its file.
       if (inStore(key)) await store.remove(key)
-      else await runners.clusterRunnerOf(instance)?.removeArchive({ instanceId: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }, removedMajor ?? await runners.serverMajor(), key)
+      else await runners.clusterRunnerOf(instance)?.removeArchive({ instanceUid: instance.uid, tenantSubdomain: (await em.populate(instance, ['tenant'])).tenant.subdomain, subdomain: instance.subdomain }, removedMajor ?? await runners.serverMajor(), key)
     }
   }
 }

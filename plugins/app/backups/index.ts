@@ -42,16 +42,14 @@ export default fp(async (fastify) => {
     em: orm.em,
     activity: fastify.activity,
     transitions,
-    backends: fastify.instances.backends,
     runners,
     store,
     databases: fastify.instances.databases,
-    instancesDomain: config.INSTANCES_DOMAIN,
-    readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
-    credentials: fastify.instances.erpCredentials,
-    beforeRunning: fastify.instances.erpAdmin.secure,
+    lifecycle: fastify.instances.lifecycle,
     log: fastify.log.child({ component: 'restore-jobs' })
   })
+  // A restore (in place or as a new instance) holds its instance `restoring`: one whose job ended without finishing goes to `error`.
+  fastify.instances.sweepAbandoned(BACKUP_QUEUE, ['restoring'])
   const backupJob = createBackupJob({
     em: orm.em,
     activity: fastify.activity,

@@ -18,6 +18,10 @@
  * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore Job
  * instead, into the same staged database; a second short Job settles the filestore the same way.
  * A corrupt archive is not retried: nothing was loaded, so the instance is started again on its own data.
+ *
+ * Making, stopping, starting and waiting are the instance lifecycle's (instances/instance-lifecycle.ts),
+ * under the instance jobs' rules: a transient `error` report gets its grace, and a wait ends once the
+ * instance is no longer `restoring`.
  */
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -25,82 +29,42 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { JobWithMetadata } from 'pg-boss'
 import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
-import type { InstanceSpec, ProvisioningBackend } from '../../../provisioning/backend.ts'
+import type { InstanceSpec } from '../../../provisioning/backend.ts'
 import { ArchiveCorruptError, type RestoreAsCopy } from '../../../provisioning/backup-runner.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import type { ActivityType } from '../activity/activity-types.ts'
-import type { BackendRegistry } from '../instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
+import type { InstanceLifecycle } from '../instances/instance-lifecycle.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { PARTS, readArchive } from './backup-archive.ts'
-import { createInstanceWaits } from './instance-waits.ts'
 import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import type { BackupJobData } from './backups.service.ts'
-import type { ErpCredentialStore } from '../erp/erp-credentials.ts'
-import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { Instance } from '../instances/instance.entity.ts'
-import { subscriptionSize, tenantQuota } from '../instances/instance-resources.ts'
 
 export interface RestoreJobDeps {
   em: EntityManager
   activity: ActivityService
   transitions: InstanceTransitions
-  backends: BackendRegistry
   runners: BackupRunners
   store: BackupStore
   databases: ErpDatabasesPort
-  instancesDomain: string
-  /** The ERP secrets of an instance made from a backup. */
-  credentials: Pick<ErpCredentialStore, 'ensure' | 'markInitialised'>
-  readyTimeoutMs: number
   /**
-   * Once the restored instance runs, before it is reported so: its ERP gets its generated
-   * administrator password again (the database holds the one it was backed up with).
+   * Makes, stops, starts and waits for the instance as the instance jobs do; a new instance gets
+   * its ERP secrets, and once the restored instance runs, before it is reported so, its ERP gets
+   * its generated administrator password again (the database holds the one it was backed up with).
    */
-  beforeRunning?: (em: EntityManager, instance: Instance, restored: { from: Pick<Instance, 'id' | 'uid'> }) => Promise<void>
-  pollMs?: number
+  lifecycle: InstanceLifecycle
   log: FastifyBaseLogger
 }
 
+/** The state a restore holds the instance in: the waits end once it is left. */
+const DURING = 'restoring'
+
 export function createRestoreJob (deps: RestoreJobDeps) {
-  const { runners, store, databases, activity, transitions, log } = deps
-  const { until } = createInstanceWaits({ timeoutMs: deps.readyTimeoutMs, pollMs: deps.pollMs ?? 250 })
-
-  /** Everything a new instance needs, its ERP not started (no pod, a container only created). */
-  async function provisionStopped (backend: ProvisioningBackend, spec: InstanceSpec, instance: Instance): Promise<void> {
-    if (backend.ensureTenant !== undefined) {
-      await backend.ensureTenant(spec.tenantSubdomain, spec.tenantId, tenantQuota(await subscriptionSize(scopedEntityManager(deps.em, instance.tenant.id), instance.tenant.id)))
-    }
-    await backend.provision(spec, { start: false })
-  }
-
-  /**
-   * The instance as the backend makes it. A new one gets its ERP server configuration (its own
-   * master password) and never the one-off initialisation: the backup brings an initialised
-   * database. It is recorded as initialised once that database is in place.
-   */
-  async function specOf (em: EntityManager, instance: Instance, asNew: boolean): Promise<InstanceSpec> {
-    const spec = await instanceSpec(instance, databases, deps.instancesDomain)
-    if (!asNew) return spec
-    const secrets = await deps.credentials.ensure(em, instance)
-    return { ...spec, erp: { masterPassword: secrets.masterPassword, initialise: false } }
-  }
-
-  /** Starts the instance again after a restore that changed nothing; false when it does not run. */
-  async function startedAgain (instance: Instance, signal: AbortSignal): Promise<boolean> {
-    try {
-      const backend = deps.backends.get(instance.backend)
-      const spec = await instanceSpec(instance, databases, deps.instancesDomain)
-      await backend.start(spec)
-      await until(backend, spec, 'running', signal)
-      return true
-    } catch {
-      return false
-    }
-  }
+  const { runners, store, databases, activity, transitions, lifecycle, log } = deps
 
   return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
@@ -118,17 +82,8 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
     /** The instance made (when new, not started) or stopped, `load` run, a copy recorded as initialised, the instance started. */
-    const stoppedFor = async (spec: InstanceSpec, load: () => Promise<void>): Promise<void> => {
-      const backend = deps.backends.get(instance.backend)
-      if (asNew) await provisionStopped(backend, spec, instance)
-      await backend.stop(spec) // an attempt that got further may have started it
-      await until(backend, spec, 'idle', job.signal)
-      await load()
-      // The data is in: from now on no start may initialise the copy's database.
-      if (asNew) await deps.credentials.markInitialised(em, instance)
-      await backend.start(spec)
-      await until(backend, spec, 'running', job.signal)
-    }
+    const stoppedFor = async (spec: InstanceSpec, load: () => Promise<void>): Promise<void> =>
+      lifecycle.loadStopped(em, instance, spec, { create: asNew, during: DURING, signal: job.signal }, load)
     /** The staged database takes the instance's one's place; the swapped-in files stay, or go back with the database that stays. */
     const promoteThenSettle = async (settle: (keep: 'restored' | 'replaced') => Promise<void>): Promise<void> => {
       try {
@@ -146,7 +101,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const key = backup.archiveKey
       if (cluster !== undefined) {
         // The archive is on a volume only the cluster mounts: a Job there checks and loads it.
-        const spec = await specOf(em, instance, asNew)
+        const spec = await lifecycle.specOf(em, instance, asNew ? 'copy' : 'data')
         await stoppedFor(spec, async () => {
           const staged = await databases.stage(instance.uid)
           await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name, ...(copy === undefined ? {} : { copy }) })
@@ -157,7 +112,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
         const scratch = await store.scratch(`restore-${backup.id}`)
         try {
           await readArchive(store.localPath(key), scratch.dir)
-          const spec = await specOf(em, instance, asNew)
+          const spec = await lifecycle.specOf(em, instance, asNew ? 'copy' : 'data')
           await stoppedFor(spec, async () => {
             // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
             const staged = await databases.stage(instance.uid)
@@ -169,7 +124,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
           await scratch.done()
         }
       }
-      await deps.beforeRunning?.(scopedEntityManager(deps.em, tenantId), instance, { from: backup.instance })
+      await lifecycle.beforeRunning(scopedEntityManager(deps.em, tenantId), instance, { from: backup.instance })
       await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
         const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running' })
         if (moved === undefined) return
@@ -185,7 +140,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       if (!last) throw error
       // A copy of the database that will never be promoted: not left to hold the disk until the next restore.
       await databases.discardStaged(instance.uid).catch((discardError: unknown) => jobLog.warn({ err: discardError }, 'The staged database of the failed restore could not be dropped'))
-      if (corrupt && !asNew && await startedAgain(instance, job.signal)) {
+      if (corrupt && !asNew && await lifecycle.startedAgain(em, instance, { during: DURING, signal: job.signal })) {
         await scopedEntityManager(deps.em, tenantId).transactional(async (tx) => {
           const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'running', message: `Restore from backup #${backup.id} refused: ${message}` })
           if (moved === undefined) return

@@ -1,6 +1,6 @@
 /**
  * Opens an instance's ERP for a call: only while the instance runs, through the one piece that
- * holds its administrator password (erp-admin-password.ts). Every failure becomes
+ * holds its administrator password (instances/erp-admin-password.ts). Every failure becomes
  * ERP_UNAVAILABLE (503), ERP_DATABASE_NOT_INITIALISED (503) or ERP_ERROR (502), never a 500.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -9,7 +9,7 @@ import { BackendUnavailableError } from '../../../provisioning/backend.ts'
 import { DefaultPasswordAnswers, type OdooAdapter } from '../../../provisioning/erp/odoo-adapter.ts'
 import { ErpDatabaseNotInitialised as DatabaseNotInitialised, ErpFault, ErpUnreachable } from '../../../provisioning/erp/odoo-rpc.ts'
 import type { Instance } from '../instances/instance.entity.ts'
-import type { ErpAdminPassword } from './erp-admin-password.ts'
+import type { ErpAdminPassword } from '../instances/erp-admin-password.ts'
 import { ErpDatabaseNotInitialised, ErpError, ErpUnavailable } from './erp.errors.ts'
 
 export interface ErpAccessDeps {

@@ -52,7 +52,10 @@ function reason (row: AbandonedRow): string {
   return `The ${action} job ${ended} without finishing${why}`
 }
 
-/** Moves every abandoned instance to `error` with the reason; returns how many it moved. */
+/** Moves every abandoned instance of one queue to `error` with the reason; returns how many it moved. */
+export type AbandonedSweep = () => Promise<number>
+
+/** The sweep of one queue's abandoned instances. */
 export function createAbandonedInstances ({ em, sql, transitions, queue, states = TRANSITIONAL_STATES }: {
   em: EntityManager
   sql: Sql
@@ -60,7 +63,7 @@ export function createAbandonedInstances ({ em, sql, transitions, queue, states 
   /** The pg-boss queue whose jobs (with `instanceId` in their data) carry the instances out of `states`. */
   queue: string
   states?: readonly InstanceState[]
-}) {
+}): AbandonedSweep {
   return async function failAbandoned (): Promise<number> {
     const rows = await sql<AbandonedRow>({ text: ABANDONED, values: [queue, states] })
     let moved = 0

@@ -6,20 +6,21 @@ import { createDockerServeChecks } from '../../../provisioning/serve-checks.ts'
 import { publishedLocalUrl } from '../../../provisioning/docker/local-address.ts'
 import { countingBackendErrors } from '../../../lib/metrics/backend-errors.ts'
 import { addInstanceGauge } from './instance-metrics.ts'
-import { createErpCredentialStore, type ErpCredentialStore } from '../erp/erp-credentials.ts'
-import { createErpAdminPassword, type ErpAdminPassword } from '../erp/erp-admin-password.ts'
+import { createErpCredentialStore, type ErpCredentialStore } from './erp-credentials.ts'
+import { createErpAdminPassword, type ErpAdminPassword } from './erp-admin-password.ts'
 import { createInstallInProgress } from '../erp/install-in-progress.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import { Instance } from './instance.entity.ts'
 import { instanceUrl } from './instance.view.ts'
-import { createAbandonedInstances } from './abandoned-instances.ts'
+import { createAbandonedInstances, type AbandonedSweep } from './abandoned-instances.ts'
 import { createBackendRegistry, type BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
+import { createInstanceLifecycle, type InstanceLifecycle, type InstanceLifecycleDeps } from './instance-lifecycle.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
 import { createInstancesService, INSTANCE_QUEUE, type InstancesService } from './instances.service.ts'
-import { BACKUP_QUEUE } from '../backups/backups.service.ts'
+import type { InstanceState } from './instance.entity.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,6 +34,13 @@ declare module 'fastify' {
       erpCredentials: ErpCredentialStore
       /** Opens an instance's ERP with its generated administrator password, replacing the default the first time. */
       erpAdmin: ErpAdminPassword
+      /** Provisions, starts, stops and waits for instances under the instance jobs' rules, for jobs of other rooms (a restore). */
+      lifecycle: InstanceLifecycle
+      /**
+       * Another room's queue whose jobs (with `instanceId` in their data) hold instances in `states`:
+       * the reconciler moves such an instance to `error` once no live job of that queue is left for it.
+       */
+      sweepAbandoned: (queue: string, states: readonly InstanceState[]) => void
     }
   }
 }
@@ -88,33 +96,43 @@ export default fp(async (fastify) => {
       : {}),
     log: fastify.log.child({ component: 'instances' })
   })
-  const runJob = createInstanceJobRunner({
+  const lifecycleDeps: InstanceLifecycleDeps = {
     em: orm.em,
     backends,
     databases: provisioning.databases,
     credentials: erpCredentials,
     beforeRunning: erpAdmin.secure,
-    transitions,
     instancesDomain: config.INSTANCES_DOMAIN,
     readyTimeoutMs: config.INSTANCE_READY_TIMEOUT_SECONDS * 1000,
-    errorGraceMs: config.INSTANCE_ERROR_GRACE_SECONDS * 1000,
+    errorGraceMs: config.INSTANCE_ERROR_GRACE_SECONDS * 1000
+  }
+  const lifecycle = createInstanceLifecycle(lifecycleDeps)
+  const runJob = createInstanceJobRunner({
+    ...lifecycleDeps,
+    transitions,
     stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
-  const abandonedActions = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })
-  // A restore (in place or as a new instance) is a job of the backups queue.
-  const abandonedRestores = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: BACKUP_QUEUE, states: ['restoring'] })
+  // The instance actions' own queue; other rooms add theirs (a restore is a job of the backups queue).
+  const abandonedSweeps: AbandonedSweep[] = [createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })]
+  const sweepAbandoned = (queue: string, states: readonly InstanceState[]): void => {
+    abandonedSweeps.push(createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue, states }))
+  }
   const installInProgress = createInstallInProgress({ sql: fastify.sql, boundSeconds: config.ERP_INSTALL_TIMEOUT_SECONDS })
   const reconciler = createInstanceReconciler({
     em: orm.em,
     sql: fastify.sql,
     backends,
     transitions,
-    failAbandoned: async () => await abandonedActions() + await abandonedRestores(),
+    failAbandoned: async () => {
+      let moved = 0
+      for (const sweep of abandonedSweeps) moved += await sweep()
+      return moved
+    },
     beforeRunning: async (row) => {
       const em = scopedEntityManager(orm.em, row.tenant_id)
       const instance = await em.findOneOrFail(Instance, Number(row.id), { populate: ['tenant'] })
-      await erpAdmin.secure(em, instance)
+      await lifecycle.beforeRunning(em, instance)
     },
     operationInProgress: async (row) => await installInProgress(row.id),
     log: fastify.log.child({ component: 'instance-reconciler' })
@@ -130,7 +148,7 @@ export default fp(async (fastify) => {
     // A stop may take its grace period before the wait for the target state begins.
     expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
   }, runJob)
-  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials, erpAdmin })
+  fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials, erpAdmin, lifecycle, sweepAbandoned })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
     await backends.close()

@@ -11,7 +11,7 @@ export async function instanceSpec (instance: Instance, databases: ErpDatabasesP
   const tenant = instance.tenant
   const names = databases.namesFor(instance.uid)
   return {
-    instanceId: instance.uid,
+    instanceUid: instance.uid,
     tenantId: tenant.id,
     tenantSubdomain: tenant.subdomain,
     subdomain: instance.subdomain,

@@ -69,7 +69,7 @@ export function createLogsService (deps: LogsServiceDeps) {
     return withoutHealthChecks(backend as LogBackend, deps.healthCheckPaths)
   }
 
-  const refOf = (row: InstanceLogTargetRow) => ({ instanceId: row.uid, subdomain: row.subdomain, tenantSubdomain: row.tenant_subdomain })
+  const refOf = (row: InstanceLogTargetRow) => ({ instanceUid: row.uid, subdomain: row.subdomain, tenantSubdomain: row.tenant_subdomain })
 
   return {
     /** The last lines, oldest first. A deleted instance, or one the backend has nothing of, answers an empty list and says why. */

@@ -33,7 +33,7 @@ export function createUsageReader (deps: { sql: Sql, backends: BackendRegistry, 
   return {
     async usage (instance, running, timeoutMs) {
       const backend = deps.backends.get(instance.backend)
-      const spec = { instanceId: instance.uid, tenantSubdomain: instance.tenant_subdomain, subdomain: instance.subdomain }
+      const spec = { instanceUid: instance.uid, tenantSubdomain: instance.tenant_subdomain, subdomain: instance.subdomain }
       return within(backend.readUsage(spec, { running, timeoutMs }), timeoutMs, () =>
         new BackendUnavailableError(instance.backend, `The ${instance.backend} backend did not report usage within ${timeoutMs} ms`, 'check the backend'))
     },

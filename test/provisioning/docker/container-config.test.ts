@@ -5,7 +5,7 @@ import { containerConfig, isHostLocal } from '../../../provisioning/docker/conta
 import { DEFAULT_HEALTH_CHECK, resolveOptions, type DockerBackendOptions } from '../../../provisioning/docker/options.ts'
 
 const spec: InstanceSpec = {
-  instanceId: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
+  instanceUid: '6f1c2d3e-4b5a-4c6d-8e7f-901234567890',
   tenantId: '0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d',
   tenantSubdomain: 'acme',
   subdomain: 'acme-prod',

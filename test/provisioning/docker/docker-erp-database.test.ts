@@ -20,11 +20,11 @@ engine.test('the container gets the real credentials of its database, reached th
   const spec = fx.spec(tenantName())
   t.teardown(async () => {
     await backend.remove(spec)
-    await databases.drop(spec.instanceId)
+    await databases.drop(spec.instanceUid)
     await databases.close()
   })
 
-  const credentials = await databases.ensure(spec.instanceId)
+  const credentials = await databases.ensure(spec.instanceUid)
   t.equal(credentials.host, new URL(process.env.TEST_DATABASE_URL ?? '').hostname, 'the portal reaches it on loopback')
   await backend.provision({ ...spec, database: credentials })
   await waitForState(backend, spec, 'running')
@@ -44,5 +44,5 @@ engine.test('the container gets the real credentials of its database, reached th
   t.match(hosts.stdout, /^\d+\.\d+\.\d+\.\d+\s+host\.docker\.internal/, 'the alias resolves to the Docker host inside the container')
 
   await backend.remove(spec)
-  t.ok(await databases.exists(spec.instanceId), 'remove leaves the database (it is the instances service\'s to drop)')
+  t.ok(await databases.exists(spec.instanceUid), 'remove leaves the database (it is the instances service\'s to drop)')
 })

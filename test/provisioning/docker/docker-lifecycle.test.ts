@@ -27,7 +27,7 @@ engine.test('provision: the container, as the spec and the options say', async (
   t.match(info.Config.Labels, {
     ...fx.run.labels,
     'erp.managed': 'true',
-    'erp.instance-id': spec.instanceId,
+    'erp.instance-id': spec.instanceUid,
     'erp.tenant-id': spec.tenantId,
     'erp.tenant': tenant,
     'erp.subdomain': spec.subdomain,

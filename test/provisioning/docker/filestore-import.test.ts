@@ -50,7 +50,7 @@ docker.test('importFilestore swaps a complete unpack in, a failed one changes no
     const subdomain = uniqueSubdomain(prefix)
     await engine.createVolume({ Name: dataVolumeName(subdomain), Labels: run.labels })
     t.teardown(() => engine.getVolume(dataVolumeName(subdomain)).remove().catch(() => {}))
-    return { instanceId: randomUUID(), subdomain } as InstanceSpec
+    return { instanceUid: randomUUID(), subdomain } as InstanceSpec
   }
 
   // The backup's filestore, exported as a backup exports it; a large file makes a cut land mid-entry.

@@ -65,7 +65,7 @@ export async function dockerFixture (t: Test, available: boolean): Promise<Docke
     spec: (tenant, overrides = {}) => {
       const subdomain = `t-${randomBytes(5).toString('hex')}`
       return {
-        instanceId: randomUUID(),
+        instanceUid: randomUUID(),
         tenantId: randomUUID(),
         tenantSubdomain: tenant,
         subdomain,
@@ -133,10 +133,10 @@ export async function erpSpec (t: Test, fx: DockerFixture): Promise<InstanceSpec
   const databases = createErpDatabases({ adminUrl: process.env.TEST_DATABASE_URL ?? '', passwordKey: randomBytes(32) })
   const spec = fx.spec(tenantName())
   t.teardown(async () => {
-    await databases.drop(spec.instanceId)
+    await databases.drop(spec.instanceUid)
     await databases.close()
   })
-  return { ...spec, database: await databases.ensure(spec.instanceId), erp: { masterPassword: `m-${randomBytes(12).toString('hex')}`, initialise: true } }
+  return { ...spec, database: await databases.ensure(spec.instanceUid), erp: { masterPassword: `m-${randomBytes(12).toString('hex')}`, initialise: true } }
 }
 
 /** Runs the ERP's database initialisation in a one-off container of `config`'s image and env, as a first attempt did. */

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
-import { idle } from '../../../plugins/app/backups/instance-waits.ts'
+import { idle } from '../../../plugins/app/instances/instance-wait.ts'
 import { dockerFixture, tenantName, volumeExists, waitForState } from './helpers.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)

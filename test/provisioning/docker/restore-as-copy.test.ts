@@ -55,7 +55,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
     const subdomain = uniqueSubdomain(prefix)
     await engine.createVolume({ Name: dataVolumeName(subdomain), Labels: run.labels })
     t.teardown(() => engine.getVolume(dataVolumeName(subdomain)).remove().catch(() => {}))
-    return { instanceId: randomUUID(), subdomain, database: { host: url.hostname, port: Number(url.port || 5432), name: database, user: url.username, password: url.password } } as InstanceSpec
+    return { instanceUid: randomUUID(), subdomain, database: { host: url.hostname, port: Number(url.port || 5432), name: database, user: url.username, password: url.password } } as InstanceSpec
   }
   const from = await specOf('csrc', source)
   const into = await specOf('cdst', copy)

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
 import { createOdooAdapter, ODOO_ADMIN } from '../../../provisioning/erp/odoo-adapter.ts'
-import { generateErpPassword } from '../../../plugins/app/erp/erp-credentials.ts'
+import { generateErpPassword } from '../../../plugins/app/instances/erp-credentials.ts'
 import { execIn, requireDockerOrSkipLoudly } from '../../support/docker/engine.ts'
 import { contract, erpDoubleImage } from '../../support/erp-double/image.ts'
 import { dockerFixture, tenantName, waitForState } from '../docker/helpers.ts'
@@ -40,7 +40,7 @@ engine.test('first start: initialised once, configured, the default admin passwo
   const manager = await execIn(container, ['sh', '-c', 'wget -q -O - http://127.0.0.1:8069/web/database/manager'])
   t.match(manager.stdout, contract.server.databaseManagerDisabled, 'the manager page says it is disabled')
   await t.rejects(callOdoo(target, 'db', 'list', []), { message: contract.fault.databaseManagerDisabled?.message ?? '' }, 'the db service is closed too')
-  const inits = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceId}`] } })).map((c) => c.Names[0])
+  const inits = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceUid}`] } })).map((c) => c.Names[0])
   t.same(inits, [`/erp-${spec.subdomain}`], 'the one-off initialisation container is gone')
 
   const adapter = createOdooAdapter({ ...target, database: db, adminPassword })
@@ -117,7 +117,7 @@ engine.test('two provisions at once (two replicas): one initialisation runs, the
   t.ok(outcomes.some((o) => o.status === 'fulfilled'), 'at least one got through')
   for (const outcome of outcomes) if (outcome.status === 'rejected') await backend.provision(spec) // the job's retry
   await waitForState(backend, spec, 'running')
-  const containers = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceId}`] } })).map((c) => c.Names[0])
+  const containers = (await engine.docker.listContainers({ all: true, filters: { label: [`erp.instance-id=${spec.instanceUid}`] } })).map((c) => c.Names[0])
   t.same(containers, [`/erp-${spec.subdomain}`], 'one server, no initialisation container left')
   const endpoint = await backend.erpEndpoint?.(spec) ?? ''
   t.equal(await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [spec.database.name, 'admin', 'admin', {}]), ODOO_ADMIN.uid, 'the database is initialised')

@@ -25,7 +25,7 @@ t.test('while a backup Job\'s pod holds the backup claim, the reader must run on
   await backend.ensureTenant('acme', TENANT_ID, QUOTA)
   const spec = instanceSpec()
   await backend.provision(spec)
-  const key = `kubernetes:backups-acme/${spec.instanceId}/backup-3.tar`
+  const key = `kubernetes:backups-acme/${spec.instanceUid}/backup-3.tar`
 
   kube.holdPods(NS)
   const alone = backend.clusterBackups.openArchive(spec, key, { size: 10, backupId: 3 })
@@ -90,7 +90,7 @@ t.test('a download asked for while the last ones\' pods are still being deleted 
   const archive = Buffer.from('the archive')
   const answer = (): IncomingMessage => Object.assign(Readable.from([archive]), { statusCode: 200, headers: { 'content-length': String(archive.length) } }) as unknown as IncomingMessage
   const reader = createArchiveReader(slowDeletion, { image: 'busybox:1.37', claimOf: backupClaimOf, readyMs: 2000, pollMs: 10, deadlineSeconds: 60, server, stream: async () => answer() })
-  const key = `kubernetes:backups-acme/${spec.instanceId}/backup-3.tar`
+  const key = `kubernetes:backups-acme/${spec.instanceUid}/backup-3.tar`
   const readAll = async (): Promise<string> => Buffer.concat(await (await reader.open(spec, key, { size: archive.length, backupId: 3 })).toArray()).toString()
 
   t.same(await Promise.all([readAll(), readAll()]), ['the archive', 'the archive'], 'two downloads fill the readers\' room in the quota (the rest is taken)')

@@ -20,13 +20,13 @@ t.test('a backup is a Job in the tenant namespace: BACKUP_IMAGE, the database Se
   const spec = instanceSpec()
   const running = backend.clusterBackups.archive(spec, 15, { backupId: 7, manifest })
   const job = await waitFor(async () => kube.get('Job', NS, 'erp-backup-7'))
-  t.match(job.metadata?.labels, { 'app.kubernetes.io/managed-by': 'erp-portal', 'erp.portal/instance-id': spec.instanceId, 'erp.portal/purpose': 'backup' })
+  t.match(job.metadata?.labels, { 'app.kubernetes.io/managed-by': 'erp-portal', 'erp.portal/instance-id': spec.instanceUid, 'erp.portal/purpose': 'backup' })
   const pod = job.spec.template.spec
   const container = pod.containers[0]
   t.equal(container.image, 'erp-backup:15', 'the client matching the server\'s major version')
   t.same(container.command, ['sh', '-c', BACKUP_SCRIPT])
   t.same(container.envFrom, [{ secretRef: { name: 'erp-shop-db' } }], 'the instance\'s database Secret')
-  t.match(container.env, [{ name: 'BACKUP_ID', value: '7' }, { name: 'ARCHIVE', value: `/backups/${spec.instanceId}/backup-7.tar` }, { name: 'MANIFEST_HEAD', value: JSON.stringify(manifest).slice(0, -1) }])
+  t.match(container.env, [{ name: 'BACKUP_ID', value: '7' }, { name: 'ARCHIVE', value: `/backups/${spec.instanceUid}/backup-7.tar` }, { name: 'MANIFEST_HEAD', value: JSON.stringify(manifest).slice(0, -1) }])
   t.match(pod.volumes, [{ persistentVolumeClaim: { claimName: 'erp-shop-data', readOnly: true } }, { persistentVolumeClaim: { claimName: 'backups-acme' } }])
   t.match(container.volumeMounts, [{ mountPath: '/data', readOnly: true }, { mountPath: '/backups', readOnly: false }])
   t.ok(container.resources.limits.memory !== undefined && container.resources.limits.cpu !== undefined, 'limits, which the tenant quota requires')
@@ -35,7 +35,7 @@ t.test('a backup is a Job in the tenant namespace: BACKUP_IMAGE, the database Se
 
   kube.setPodLogs(NS, 'erp-backup-7', `pg_dump: notice\n${RESULT_MARK} 123456 ${SHA}\n`)
   kube.completeJob(NS, 'erp-backup-7')
-  t.same(await running, { key: `kubernetes:backups-acme/${spec.instanceId}/backup-7.tar`, bytes: 123456, sha256: SHA })
+  t.same(await running, { key: `kubernetes:backups-acme/${spec.instanceUid}/backup-7.tar`, bytes: 123456, sha256: SHA })
   t.equal(kube.get('Job', NS, 'erp-backup-7'), undefined, 'the finished Job is deleted')
   t.same(kube.list('Pod', NS).filter((p) => p.metadata?.labels?.['job-name'] !== undefined), [], 'with its pod')
   t.same(kube.internalErrors, [])
@@ -97,10 +97,10 @@ t.test('a crashed control plane finds the Job of its earlier attempt still runni
 t.test('removing an archive runs rm on the backup claim, and refuses a key of another tenant', async (t) => {
   const { kube, backend } = await ready(t)
   const spec = instanceSpec()
-  const key = `kubernetes:backups-acme/${spec.instanceId}/backup-7.tar`
+  const key = `kubernetes:backups-acme/${spec.instanceUid}/backup-7.tar`
   const removing = backend.clusterBackups.removeArchive(spec, 15, key)
   const job = await waitFor(async () => kube.get('Job', NS, 'erp-backup-rm-7'))
-  t.same(job.spec.template.spec.containers[0].command, ['rm', '-f', `/backups/${spec.instanceId}/backup-7.tar`, `/backups/${spec.instanceId}/backup-7.tar.partial`])
+  t.same(job.spec.template.spec.containers[0].command, ['rm', '-f', `/backups/${spec.instanceUid}/backup-7.tar`, `/backups/${spec.instanceUid}/backup-7.tar.partial`])
   kube.completeJob(NS, 'erp-backup-rm-7')
   await removing
   await t.rejects(backend.clusterBackups.removeArchive(spec, 15, 'kubernetes:backups-other/x/backup-1.tar'), TypeError)

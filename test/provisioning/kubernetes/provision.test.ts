@@ -13,7 +13,7 @@ t.test('creates the Secret, data claim, Deployment, Service and Ingress as speci
   const spec = instanceSpec()
   await backend.ensureTenant('acme', TENANT_ID, QUOTA)
   await backend.provision(spec)
-  const labels = { 'app.kubernetes.io/name': 'erp', 'app.kubernetes.io/instance': 'shop', 'erp.portal/instance-id': spec.instanceId, 'app.kubernetes.io/managed-by': 'erp-portal' }
+  const labels = { 'app.kubernetes.io/name': 'erp', 'app.kubernetes.io/instance': 'shop', 'erp.portal/instance-id': spec.instanceUid, 'app.kubernetes.io/managed-by': 'erp-portal' }
 
   const secret = kube.get('Secret', 'erp-acme', 'erp-shop-db')
   t.same(decode(secret?.data), { HOST: 'db.internal', PORT: '5432', USER: 'erp_shop', PASSWORD: 'p@ss:w0rd/with=odd chars', ERP_DATABASE: 'erp_shop' })

@@ -10,9 +10,9 @@ const NS = 'erp-acme'
 const SHA = 'c'.repeat(64)
 // The instance takes the whole plan: the quota's room for backup-side Jobs must hold the restore Job too.
 const spec = instanceSpec({ resources: { memoryMb: QUOTA.memoryMb, cpuMillicores: QUOTA.cpuMillicores, storageGb: 10, workers: 2 } })
-const key = `kubernetes:backups-acme/${spec.instanceId}/backup-7.tar`
+const key = `kubernetes:backups-acme/${spec.instanceUid}/backup-7.tar`
 const request = { backupId: 7, key, sha256: SHA, database: 'erp_shop_restore' }
-const JOB = restoreJobOf(7, spec.instanceId)
+const JOB = restoreJobOf(7, spec.instanceUid)
 
 async function ready (t: Parameters<typeof setup>[0]) {
   const context = await setup(t, {}, { backupImage: 'erp-backup:{pg_major}', backupPollMs: 10, backupTimeoutMs: 5000 })
@@ -25,14 +25,14 @@ t.test('a restore is a Job in the tenant namespace: BACKUP_IMAGE, the database S
   const { kube, backend } = await ready(t)
   const running = backend.clusterBackups.restore(spec, 15, request)
   const job = await waitFor(async () => kube.get('Job', NS, JOB))
-  t.match(job.metadata?.labels, { 'app.kubernetes.io/managed-by': 'erp-portal', 'erp.portal/instance-id': spec.instanceId, 'erp.portal/purpose': 'restore' })
+  t.match(job.metadata?.labels, { 'app.kubernetes.io/managed-by': 'erp-portal', 'erp.portal/instance-id': spec.instanceUid, 'erp.portal/purpose': 'restore' })
   const pod = job.spec.template.spec
   const container = pod.containers[0]
   t.equal(container.image, 'erp-backup:15')
   t.same(container.command, ['sh', '-c', RESTORE_SCRIPT])
   t.same(container.envFrom, [{ secretRef: { name: 'erp-shop-db' } }], 'the instance\'s database Secret: the staged database is its role\'s')
   t.same(container.env, [
-    { name: 'ARCHIVE', value: `/backups/${spec.instanceId}/backup-7.tar` },
+    { name: 'ARCHIVE', value: `/backups/${spec.instanceUid}/backup-7.tar` },
     { name: 'EXPECTED_SHA256', value: SHA },
     { name: 'RESTORE_DATABASE', value: 'erp_shop_restore' }
   ])

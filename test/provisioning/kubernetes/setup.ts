@@ -11,7 +11,7 @@ export const TENANT_ID = '5d1c7e0a-4a44-4c1e-9a4b-2f0f3b1f9a10'
 export function instanceSpec (overrides: Partial<InstanceSpec> = {}): InstanceSpec {
   const subdomain = overrides.subdomain ?? 'shop'
   return {
-    instanceId: `inst-${subdomain}-0001`,
+    instanceUid: `inst-${subdomain}-0001`,
     tenantId: TENANT_ID,
     tenantSubdomain: 'acme',
     subdomain,

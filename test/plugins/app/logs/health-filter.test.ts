@@ -36,7 +36,7 @@ t.test('the tail is counted without the health checks: the backend is asked for 
     followLogs: async () => ({ stop () {} })
   }
   const filtered = withoutHealthChecks(backend, PATHS)
-  const ref = { instanceId: 'u', subdomain: 's', tenantSubdomain: 'c' }
+  const ref = { instanceUid: 'u', subdomain: 's', tenantSubdomain: 'c' }
   t.same((await filtered.readLogs(ref, { tail: 3 }))?.map((l) => l.line), [8, 9, 10].map((i) => eventLine(`event ${i}`)))
   t.same(asked, [3, 12, 48], 'asked four times more each round, until three were left')
   t.same((await filtered.readLogs(ref, { tail: 50 }))?.length, 10, 'all there is, when there are fewer')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { openText, sealText } from '../../../lib/aead.ts'
 import { deriveKey } from '../../../lib/secrets.ts'
-import type { Instance } from '../instances/instance.entity.ts'
+import type { Instance } from './instance.entity.ts'
 import { ErpCredentials } from './erp-credentials.entity.ts'
 
 export interface ErpSecrets {

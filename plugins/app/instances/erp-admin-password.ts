@@ -8,11 +8,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import { createOdooAdapter, DefaultPasswordAnswers, type OdooAdapter } from '../../../provisioning/erp/odoo-adapter.ts'
-import type { BackendRegistry } from '../instances/backend-registry.ts'
-import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
-import type { Instance } from '../instances/instance.entity.ts'
+import type { BackendRegistry } from './backend-registry.ts'
+import type { ErpDatabasesPort } from './erp-databases-port.ts'
+import type { Instance } from './instance.entity.ts'
 import type { ErpCredentialStore } from './erp-credentials.ts'
-import { ErpUnavailable } from './erp.errors.ts'
+import { ErpUnavailable } from '../erp/erp.errors.ts'
 
 export interface ErpAdminPasswordDeps {
   backends: BackendRegistry
@@ -41,7 +41,7 @@ export function createErpAdminPassword (deps: ErpAdminPasswordDeps) {
    */
   async function open (em: EntityManager, instance: Instance, restored?: Restored): Promise<OdooAdapter> {
     const backend = backends.get(instance.backend)
-    const ref = { instanceId: instance.uid, tenantSubdomain: instance.tenant.subdomain, subdomain: instance.subdomain }
+    const ref = { instanceUid: instance.uid, tenantSubdomain: instance.tenant.subdomain, subdomain: instance.subdomain }
     const endpoint = backend.erpEndpoint === undefined ? undefined : await backend.erpEndpoint(ref)
     if (endpoint === undefined) throw ErpUnavailable('The instance\'s ERP is not reachable on its backend right now')
     // An instance made from a backup got no ERP secrets at its provisioning: they are made here.

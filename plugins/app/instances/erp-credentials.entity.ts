@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core'
 import { createdAt, identityPrimaryKey, timestamp } from '../../../database/columns.ts'
-import { Instance } from '../instances/instance.entity.ts'
+import { Instance } from './instance.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 
 /**
