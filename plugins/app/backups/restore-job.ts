@@ -36,7 +36,7 @@ import { createInstanceWaits } from './instance-waits.ts'
 import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
-import type { BackupJobData } from './backups.service.ts'
+import type { RestoreJobData } from './backup-queue.ts'
 import type { ErpCredentialStore } from '../erp/erp-credentials.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
@@ -101,7 +101,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     }
   }
 
-  return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
+  return async function restoreJob (job: JobWithMetadata<RestoreJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
     const em = scopedEntityManager(deps.em, tenantId)

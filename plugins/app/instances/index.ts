@@ -18,8 +18,9 @@ import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
-import { createInstancesService, INSTANCE_QUEUE, type InstancesService } from './instances.service.ts'
-import { BACKUP_QUEUE } from '../backups/backups.service.ts'
+import { createInstancesService, type InstancesService } from './instances.service.ts'
+import { INSTANCE_QUEUE } from './instance-queue.ts'
+import { BACKUP_QUEUE } from '../backups/backup-queue.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -101,9 +102,9 @@ export default fp(async (fastify) => {
     stopGraceSeconds: config.INSTANCE_STOP_GRACE_SECONDS,
     log: fastify.log.child({ component: 'instance-jobs' })
   })
-  const abandonedActions = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })
+  const abandonedActions = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE.name })
   // A restore (in place or as a new instance) is a job of the backups queue.
-  const abandonedRestores = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: BACKUP_QUEUE, states: ['restoring'] })
+  const abandonedRestores = createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: BACKUP_QUEUE.name, states: ['restoring'] })
   const installInProgress = createInstallInProgress({ sql: fastify.sql, boundSeconds: config.ERP_INSTALL_TIMEOUT_SECONDS })
   const reconciler = createInstanceReconciler({
     em: orm.em,
@@ -121,15 +122,7 @@ export default fp(async (fastify) => {
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)
 
-  await fastify.jobs.define(INSTANCE_QUEUE, {
-    retryLimit: config.INSTANCE_JOB_RETRIES,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    // A stop may take its grace period before the wait for the target state begins.
-    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
-  }, runJob)
+  await fastify.jobs.define(INSTANCE_QUEUE, runJob)
   fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials, erpAdmin })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight
