@@ -2,23 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { fromKysely, PgBoss, type JobWithMetadata, type Queue, type SendOptions } from 'pg-boss'
+import { fromKysely, PgBoss, type JobWithMetadata, type SendOptions } from 'pg-boss'
 import type pg from 'pg'
 import { cadenceOf } from '../../lib/cadence.ts'
 import { addQueueGauges, timedJob } from '../../lib/metrics/job-metrics.ts'
 import { carryRequestId, jobLogBindings, requestIdOf, runLogged, withRequestId } from '../../lib/job-log.ts'
 import { JOBS_STOP_GRACE_MS } from '../../lib/shutdown-budget.ts'
-
-/**
- * Settles the job by returning (its value is the job's output) and asks for a retry by throwing.
- * `log` is the job's own logger: its lines carry `job_id` and `queue`, and `instance_id` and
- * `tenant_id` when the job's data names them (`instanceId`, `tenantId`); a handler that learns its
- * instance later (a backup job) adds it with `log.child({ instance_id })`.
- */
-export type JobHandler<T> = (job: JobWithMetadata<T>, log: FastifyBaseLogger) => Promise<unknown>
-
-/** What `drain` did with one job. */
-export type DrainedJob = { id: string, result: unknown } | { id: string, error: unknown }
+import type { DrainedJob, JobHandler, Queue, QueueSettings } from '../../lib/job-queue.ts'
 
 export interface Periodic<T> {
   /** One pass now in this process, beside the scheduled ones (passes must tolerate that). */
@@ -31,9 +21,9 @@ export interface Jobs {
    * transaction commits, so a recorded intent (an instance in `provisioning`)
    * never lacks its job, and a rolled-back one never runs.
    */
-  send: (tx: EntityManager, queue: string, data: object, options?: SendOptions) => Promise<string | null>
-  /** Creates the queue (idempotent) when the app is ready and, when this process runs workers (JOB_WORKERS), works it. */
-  define: <T>(queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<T>) => Promise<void>
+  send: <T extends object>(tx: EntityManager, queue: Queue<T>, data: NoInfer<T>, options?: SendOptions) => Promise<string | null>
+  /** Creates the queue (idempotent) with its settings when the app is ready and, when this process runs workers (JOB_WORKERS), works it. */
+  define: <T extends object>(queue: Queue<T>, handler: JobHandler<NoInfer<T>>) => Promise<void>
   /**
    * A task every `intervalSeconds` across all replicas: a pg-boss `schedule` on a `singleton`
    * queue (see lib/cadence.ts for intervals under a minute), worked by replicas with JOB_WORKERS.
@@ -45,9 +35,9 @@ export interface Jobs {
    * settles each as the worker would (a throw is a failed attempt, retried with the queue's
    * backoff). Safe beside the workers: each job is fetched by one of them only.
    */
-  drain: (queue: string) => Promise<DrainedJob[]>
+  drain: (queue: Queue<object>) => Promise<DrainedJob[]>
   /** Wakes this process's worker of a queue now instead of at its next poll (after a commit). */
-  wake: (queue: string) => void
+  wake: (queue: Queue<object>) => void
   /** Stops working (waiting a while for jobs in flight) and sending; once, however often called. */
   stop: () => Promise<void>
   /** Whether this process works the queues. */
@@ -91,7 +81,7 @@ export default fp(async (fastify) => {
 
   // Queues are created and worked once the whole app is ready: an app that
   // fails to start leaves no timers or workers behind.
-  const definitions: Array<{ queue: string, options: Omit<Queue, 'name'>, handler: JobHandler<never> }> = []
+  const definitions: Array<{ queue: string, options: QueueSettings, handler: JobHandler<never> }> = []
   const periodics: Array<{ queue: string, intervalSeconds: number, run: () => Promise<unknown> }> = []
   const workerIds = new Map<string, string>()
   const closing = new AbortController()
@@ -124,12 +114,12 @@ export default fp(async (fastify) => {
   const jobs: Jobs = {
     boss,
     working: JOB_WORKERS,
-    send: async (tx, queue, data, options = {}) => boss.send(queue, carryRequestId(data), {
+    send: async (tx, queue, data, options = {}) => boss.send(queue.name, carryRequestId(data), {
       ...options,
       db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0])
     }),
-    define: async (queue, options, handler) => {
-      definitions.push({ queue, options, handler: timedJob(fastify.serviceMetrics, queue, handler as JobHandler<never>) })
+    define: async (queue, handler) => {
+      definitions.push({ queue: queue.name, options: queue.settings(fastify.config), handler: timedJob(fastify.serviceMetrics, queue.name, handler as JobHandler<never>) })
     },
     every: (queue, intervalSeconds, run) => {
       cadenceOf(intervalSeconds) // an invalid interval fails here, not at the first run
@@ -142,7 +132,7 @@ export default fp(async (fastify) => {
       })
       return { runNow: run }
     },
-    drain: async (queue) => {
+    drain: async ({ name: queue }) => {
       const handler = definitions.find((d) => d.queue === queue)?.handler
       if (handler === undefined) throw new Error(`No handler for queue ${queue}`)
       const done: DrainedJob[] = []
@@ -172,7 +162,7 @@ export default fp(async (fastify) => {
       await stopping
     },
     wake: (queue) => {
-      const id = workerIds.get(queue)
+      const id = workerIds.get(queue.name)
       if (id !== undefined) boss.notifyWorker(id)
     }
   }

@@ -5,7 +5,7 @@ import pg from 'pg'
 import { createOrmConfig } from '../../mikro-orm.config.ts'
 import { migrationsList } from '../../migrations/index.ts'
 import { erpDatabaseNames } from '../../provisioning/erp-database-names.ts'
-import { INSTANCE_QUEUE } from '../../plugins/app/instances/instances.service.ts'
+import { INSTANCE_QUEUE } from '../../plugins/app/instances/instance-queue.ts'
 import { scopedEntityManager } from '../../database/tenancy.ts'
 import { build } from '../support/build.ts'
 import { createTestDatabase } from '../support/database.ts'
@@ -48,8 +48,8 @@ t.test('existing instances get integer ids; every reference follows, and backend
   // A stop still queued when the migration runs.
   const boss = new PgBoss({ connectionString: databaseUrl, supervise: false, schedule: false, max: 1 })
   await boss.start()
-  await boss.createQueue(INSTANCE_QUEUE)
-  await boss.send(INSTANCE_QUEUE, { instanceId: NEWER, tenantId: TENANT, action: 'stop' })
+  await boss.createQueue(INSTANCE_QUEUE.name)
+  await boss.send(INSTANCE_QUEUE.name, { instanceId: NEWER, tenantId: TENANT, action: 'stop' })
   await boss.stop({ graceful: false, close: true })
 
   const applied = await orm.migrator.up()
@@ -64,7 +64,7 @@ t.test('existing instances get integer ids; every reference follows, and backend
     { type: 'instance.gone', target_id: VANISHED, instance_id: null },
     { type: 'user.created', target_id: NEWER, instance_id: null }
   ], 'instance targets and filters follow; other targets are untouched; an unknown instance is dropped from instance_id')
-  t.same((await sql<{ data: unknown }>('SELECT data FROM pgboss.job WHERE name = $1', [INSTANCE_QUEUE])).map((row) => row.data),
+  t.same((await sql<{ data: unknown }>('SELECT data FROM pgboss.job WHERE name = $1', [INSTANCE_QUEUE.name])).map((row) => row.data),
     [{ instanceId: 2, tenantId: TENANT, action: 'stop' }], 'the queued job names the integer id')
 
   const [next] = await sql<{ id: string }>(`INSERT INTO instances (tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, created_at, updated_at)

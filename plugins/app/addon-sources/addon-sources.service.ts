@@ -15,13 +15,7 @@ import { refuseWhileInstalled } from './source-installs.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 import type { AddonStorage } from './addon-storage.ts'
-
-export const ADDON_SYNC_QUEUE = 'addon-source-sync'
-
-export interface AddonSyncJobData {
-  sourceId: number
-  tenantId: string
-}
+import { ADDON_SYNC_QUEUE, type AddonSyncJobData } from './addon-sync-queue.ts'
 
 export interface AddonSourcesServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>

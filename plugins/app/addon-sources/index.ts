@@ -5,7 +5,8 @@ import { addonsHostPath } from '../../../provisioning/docker/container-config.ts
 import type { KubernetesBackend } from '../../../provisioning/kubernetes/index.ts'
 import { combinedStorage, createLocalAddonStorage, type BackendStorage } from './addon-storage.ts'
 import { createKubeAddonStorage } from './kube-addon-storage.ts'
-import { ADDON_SYNC_QUEUE, createAddonSourcesService, type AddonSourcesService, type AddonSyncJobData } from './addon-sources.service.ts'
+import { createAddonSourcesService, type AddonSourcesService } from './addon-sources.service.ts'
+import { ADDON_SYNC_QUEUE } from './addon-sync-queue.ts'
 import { createCredentialSealer } from './credential-seal.ts'
 import { createSyncJob } from './sync-job.ts'
 
@@ -62,14 +63,7 @@ export default fp(async (fastify) => {
       limits: { maxBytes: config.ADDON_SOURCE_MAX_BYTES, maxFiles: config.ADDON_SOURCE_MAX_FILES, timeoutMs: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS * 1000 },
       log: fastify.log.child({ component: 'addon-source-sync' })
     })
-    await fastify.jobs.define<AddonSyncJobData>(ADDON_SYNC_QUEUE, {
-      retryLimit: config.ADDON_SOURCE_SYNC_RETRIES,
-      retryDelay: 5,
-      retryBackoff: true,
-      retryDelayMax: 300,
-      heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-      expireInSeconds: config.ADDON_SOURCE_SYNC_TIMEOUT_SECONDS + 120
-    }, syncJob)
+    await fastify.jobs.define(ADDON_SYNC_QUEUE, syncJob)
   }
   fastify.decorate('addonSources', service)
 }, { name: 'addon-sources', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

@@ -17,18 +17,7 @@ import { inStore, type BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
 import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable } from './backups.errors.ts'
 import type { ByteRange } from './backup-download.ts'
-
-export const BACKUP_QUEUE = 'instance-backups'
-
-export interface BackupJobData {
-  backupId: number
-  tenantId: string
-  action: 'backup' | 'restore'
-  /** For a restore: the instance being restored (what the abandoned-jobs supervisor looks for). */
-  instanceId?: number
-  /** A restore into a new instance (made from the backup) instead of the backup's own. */
-  targetInstanceId?: number
-}
+import { BACKUP_QUEUE, type BackupJobData } from './backup-queue.ts'
 
 export interface BackupsServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>

@@ -4,7 +4,8 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import { createBackupJob } from './backup-jobs.ts'
 import { createBackupRunners } from './backup-runners.ts'
 import { createFileBackupStore, type BackupStore } from './backup-store.ts'
-import { BACKUP_QUEUE, createBackupsService, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { createBackupsService, type BackupsService } from './backups.service.ts'
+import { BACKUP_QUEUE } from './backup-queue.ts'
 import { createServerMajor } from './erp-server.ts'
 import { createInstanceTransitions } from '../instances/instance-transitions.ts'
 import { createRestoreJob } from './restore-job.ts'
@@ -49,7 +50,7 @@ export default fp(async (fastify) => {
     log: fastify.log.child({ component: 'restore-jobs' })
   })
   // A restore (in place or as a new instance) holds its instance `restoring`: one whose job ended without finishing goes to `error`.
-  fastify.instances.sweepAbandoned(BACKUP_QUEUE, ['restoring'])
+  fastify.instances.sweepAbandoned(BACKUP_QUEUE.name, ['restoring'])
   const backupJob = createBackupJob({
     em: orm.em,
     activity: fastify.activity,
@@ -59,14 +60,10 @@ export default fp(async (fastify) => {
     instancesDomain: config.INSTANCES_DOMAIN,
     log: fastify.log.child({ component: 'backup-jobs' })
   })
-  await fastify.jobs.define<BackupJobData>(BACKUP_QUEUE, {
-    retryLimit: config.BACKUP_JOB_RETRIES,
-    retryDelay: 5,
-    retryBackoff: true,
-    retryDelayMax: 300,
-    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    expireInSeconds: 6 * 3600
-  }, async (job) => job.data.action === 'restore' ? restoreJob(job) : backupJob(job))
+  await fastify.jobs.define(BACKUP_QUEUE, async (job) => {
+    const { data } = job // narrowed on its action: each job function takes its own branch
+    return data.action === 'restore' ? restoreJob({ ...job, data }) : backupJob({ ...job, data })
+  })
   const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
   const schedules = createSchedulesService({ activity: fastify.activity })
   const scheduler = fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({

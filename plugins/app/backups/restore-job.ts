@@ -40,7 +40,7 @@ import { PARTS, readArchive } from './backup-archive.ts'
 import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
-import type { BackupJobData } from './backups.service.ts'
+import type { RestoreJobData } from './backup-queue.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { Instance } from '../instances/instance.entity.ts'
 
@@ -66,7 +66,7 @@ const DURING = 'restoring'
 export function createRestoreJob (deps: RestoreJobDeps) {
   const { runners, store, databases, activity, transitions, lifecycle, log } = deps
 
-  return async function restoreJob (job: JobWithMetadata<BackupJobData>): Promise<void> {
+  return async function restoreJob (job: JobWithMetadata<RestoreJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
     const actor: SystemActor = { kind: 'system', tenantId, job: 'backup-restore' }
     const em = scopedEntityManager(deps.em, tenantId)

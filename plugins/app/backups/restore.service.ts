@@ -13,7 +13,8 @@ import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
-import { archiveInCluster, BACKUP_QUEUE, type BackupJobData, type BackupsService } from './backups.service.ts'
+import { archiveInCluster, type BackupsService } from './backups.service.ts'
+import { BACKUP_QUEUE, type RestoreJobData } from './backup-queue.ts'
 import { inStore } from './backup-store.ts'
 import { BackupConfirmationMismatch, BackupCorrupt, BackupInProgress, BackupNotCompleted } from './backups.errors.ts'
 
@@ -71,7 +72,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
     const created = await deps.instances.createFor(em, actor, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
       activity.record(tx, actor, { type: 'backup.restore_requested', title: `New instance ${instance.name} from backup #${backup.id} of ${source.name} requested`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
       await tx.flush()
-      const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId: instance.id, targetInstanceId: instance.id }
+      const data: RestoreJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId: instance.id, targetInstanceId: instance.id }
       await jobs.send(tx, BACKUP_QUEUE, data)
     })
     jobs.wake(BACKUP_QUEUE)
@@ -100,7 +101,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
         if (done === undefined) return undefined
         activity.record(tx, actor, { type: 'backup.restore_requested', title: `Restore of ${instance.name} from backup #${backup.id} requested`, targetType: 'backup', targetId: String(backup.id), instanceId })
         await tx.flush()
-        const data: BackupJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId }
+        const data: RestoreJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId }
         await jobs.send(tx, BACKUP_QUEUE, data)
         return done
       })

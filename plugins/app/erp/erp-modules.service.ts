@@ -11,17 +11,11 @@ import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { ErpModule, type ModuleEdition } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
+import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module-queue.ts'
 
 export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
 export const ModuleVersionMismatch = defineError('MODULE_ERP_VERSION_MISMATCH', 'The module is written for another ERP version', 409)
 export const ModuleEditionUnavailable = defineError('MODULE_EDITION_UNAVAILABLE', 'The module is not in the ERP edition instances run here', 409)
-
-export const ERP_MODULE_QUEUE = 'erp-module-installs'
-
-export interface ErpModuleJobData {
-  tenantId: string
-  instanceModuleId: number
-}
 
 export interface InstanceModuleView {
   module_id: number

@@ -12,19 +12,9 @@ import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
-import type { UserRole } from '../users/user.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { groupCommands, ROLE_GROUP_XML_IDS } from './erp-roles.ts'
-
-export const ERP_USER_QUEUE = 'erp-users'
-
-export interface ErpUserJobData {
-  tenantId: string
-  instanceId: number
-  email: string
-  name: string
-  role: UserRole
-}
+import type { ErpUserJobData } from './erp-user-queue.ts'
 
 export function createErpUserJob (deps: { em: EntityManager, access: ErpAccess, activity: ActivityService, log: FastifyBaseLogger }) {
   const { access, activity, log } = deps

@@ -19,7 +19,8 @@ import { createInstanceJobRunner } from './instance-jobs.ts'
 import { createInstanceLifecycle, type InstanceLifecycle, type InstanceLifecycleDeps } from './instance-lifecycle.ts'
 import { createInstanceReconciler, RECONCILER_JOB, type ReconcileResult } from './instance-reconciler.ts'
 import { createInstanceTransitions } from './instance-transitions.ts'
-import { createInstancesService, INSTANCE_QUEUE, type InstancesService } from './instances.service.ts'
+import { createInstancesService, type InstancesService } from './instances.service.ts'
+import { INSTANCE_QUEUE } from './instance-queue.ts'
 import type { InstanceState } from './instance.entity.ts'
 
 declare module 'fastify' {
@@ -114,7 +115,7 @@ export default fp(async (fastify) => {
     log: fastify.log.child({ component: 'instance-jobs' })
   })
   // The instance actions' own queue; other rooms add theirs (a restore is a job of the backups queue).
-  const abandonedSweeps: AbandonedSweep[] = [createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE })]
+  const abandonedSweeps: AbandonedSweep[] = [createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue: INSTANCE_QUEUE.name })]
   const sweepAbandoned = (queue: string, states: readonly InstanceState[]): void => {
     abandonedSweeps.push(createAbandonedInstances({ em: orm.em, sql: fastify.sql, transitions, queue, states }))
   }
@@ -139,15 +140,7 @@ export default fp(async (fastify) => {
   })
   const reconciliation = fastify.jobs.every(RECONCILER_JOB, config.RECONCILE_SECONDS, reconciler.reconcile)
 
-  await fastify.jobs.define(INSTANCE_QUEUE, {
-    retryLimit: config.INSTANCE_JOB_RETRIES,
-    retryDelay: 2,
-    retryBackoff: true,
-    retryDelayMax: 60,
-    heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
-    // A stop may take its grace period before the wait for the target state begins.
-    expireInSeconds: config.INSTANCE_READY_TIMEOUT_SECONDS + config.INSTANCE_STOP_GRACE_SECONDS + 600
-  }, runJob)
+  await fastify.jobs.define(INSTANCE_QUEUE, runJob)
   fastify.decorate('instances', { ...service, reconcileNow: reconciliation.runNow, backends, databases: provisioning.databases, erpCredentials, erpAdmin, lifecycle, sweepAbandoned })
   fastify.addHook('onClose', async () => {
     await fastify.jobs.stop() // before the backends close under jobs (and a reconciliation) in flight

@@ -20,14 +20,7 @@ import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound } from './instances.errors.ts'
-
-export const INSTANCE_QUEUE = 'instance-actions'
-
-export interface InstanceJobData {
-  instanceId: number
-  tenantId: string
-  action: InstanceAction
-}
+import { INSTANCE_QUEUE, type InstanceJobData } from './instance-queue.ts'
 
 export interface InstancesServiceDeps {
   sql: Sql

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
-import { createMailDispatcher, MAIL_QUEUE, mailQueueOptions, passResult, type DeliveryJob, type PassResult } from './mail-dispatcher.ts'
+import { createMailDispatcher, passResult, type PassResult } from './mail-dispatcher.ts'
+import { MAIL_QUEUE, mailTuning } from './mail-queue.ts'
 import { createMailSealer } from './mail-seal.ts'
 import { createMailService, type MailService } from './mail.service.ts'
 import { createMailTransport } from './mail-transport.ts'
@@ -36,10 +37,10 @@ export default fp(async (fastify) => {
     sealer,
     log,
     secrets: smtpSecrets(config.SMTP_URL),
-    tuning: { maxAttempts: config.MAIL_MAX_ATTEMPTS, retryBaseMs: config.MAIL_RETRY_SECONDS * 1000 }
+    tuning: mailTuning(config)
   })
   const { jobs } = fastify
-  await jobs.define<DeliveryJob['data']>(MAIL_QUEUE, mailQueueOptions(dispatcher.tuning, config.JOB_HEARTBEAT_SECONDS), dispatcher.deliver)
+  await jobs.define(MAIL_QUEUE, dispatcher.deliver)
   const service = createMailService({
     sealer,
     sendJob: (tx, id) => jobs.send(tx, MAIL_QUEUE, { id }, { id }),
@@ -48,7 +49,7 @@ export default fp(async (fastify) => {
 
   async function dispatchNow (): Promise<PassResult> {
     const due = await fastify.sql<{ id: string }>({ text: DUE, values: [] })
-    for (const { id } of due) await jobs.boss.update(MAIL_QUEUE, undefined, { id, startAfter: new Date() })
+    for (const { id } of due) await jobs.boss.update(MAIL_QUEUE.name, undefined, { id, startAfter: new Date() })
     return passResult(await jobs.drain(MAIL_QUEUE))
   }
 
@@ -57,8 +58,8 @@ export default fp(async (fastify) => {
   // the row id, so a row that has one keeps it).
   fastify.addHook('onReady', async () => {
     if (!jobs.working) return
-    const orphans = await fastify.sql<{ id: string }>({ text: ORPHANS, values: [MAIL_QUEUE] })
-    for (const { id } of orphans) await jobs.boss.send(MAIL_QUEUE, { id }, { id })
+    const orphans = await fastify.sql<{ id: string }>({ text: ORPHANS, values: [MAIL_QUEUE.name] })
+    for (const { id } of orphans) await jobs.boss.send(MAIL_QUEUE.name, { id }, { id })
   })
   fastify.addHook('onClose', async () => {
     await jobs.stop() // before the transport closes under a send in flight

@@ -4,9 +4,6 @@ import type { Sql } from '../../../lib/sql.ts'
 import type { MailSealer } from './mail-seal.ts'
 import type { MailTransport } from './mail-transport.ts'
 
-/** The pg-boss queue of outgoing mail: one job per outbox row, with the row's id as the job's id. */
-export const MAIL_QUEUE = 'mail-delivery'
-
 export interface DispatcherTuning {
   /** First retry delay (whole seconds for pg-boss); doubled on every further failure, plus jitter. */
   retryBaseMs: number

@@ -4,11 +4,17 @@ import { build } from '../../support/build.ts'
 import { signup } from '../../support/accounts.ts'
 import { recordInstances } from '../../support/instance-rows.ts'
 import { waitFor } from '../../support/invitations-flow.ts'
-import { INSTANCE_QUEUE } from '../../../plugins/app/instances/instances.service.ts'
+import { INSTANCE_QUEUE } from '../../../plugins/app/instances/instance-queue.ts'
+import { defineQueue } from '../../../lib/job-queue.ts'
 
 // Every log line a job writes carries its job id and, for a job about an instance, the instance id.
 
 type Line = Record<string, unknown>
+
+const LOG_PROBE = defineQueue<{ instanceId: number, tenantId: string }>('log-probe', () => ({ retryLimit: 0 }))
+const END_PROBE = defineQueue<{ fail?: boolean }>('end-probe', () => ({ retryLimit: 0 }))
+const RID_FIRST = defineQueue<{ step: number }>('rid-first', () => ({ retryLimit: 0 }))
+const RID_SECOND = defineQueue<{ step: number }>('rid-second', () => ({ retryLimit: 0 }))
 
 function capture () {
   const lines: Line[] = []
@@ -27,7 +33,7 @@ t.test('a handler\'s lines carry job_id, queue, instance_id and tenant_id from t
     logger,
     env: { JOB_WORKERS: 'false' },
     routes: (app) => {
-      void app.jobs.define('log-probe', { retryLimit: 0 }, async (_job, log) => {
+      void app.jobs.define(LOG_PROBE, async (_job, log) => {
         log.info('probe step one')
         log.child({ step: 2 }).warn('probe step two')
       })
@@ -35,7 +41,7 @@ t.test('a handler\'s lines carry job_id, queue, instance_id and tenant_id from t
   })
   const tenantId = '0b6f3c1e-9a55-4c1b-8d0e-5a1f2b3c4d5e'
   const jobId = await app.jobs.boss.send('log-probe', { instanceId: 42, tenantId })
-  await app.jobs.drain('log-probe')
+  await app.jobs.drain(LOG_PROBE)
   const probe = lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('probe step'))
   t.equal(probe.length, 2)
   for (const line of probe) t.match(line, { job_id: jobId, queue: 'log-probe', instance_id: 42, tenant_id: tenantId }, String(line.msg))
@@ -50,11 +56,11 @@ t.test('the instance job, run by the worker, logs its failed attempt with the jo
   const { app } = await build(t, { logger, env: { INSTANCE_BACKENDS: 'docker', INSTANCE_JOB_RETRIES: '1' } })
   const admin = await signup(app)
   const [instanceId] = await recordInstances(app, admin.user.tenant_id, { states: ['stopping'] })
-  const jobId = await app.jobs.boss.send(INSTANCE_QUEUE, { instanceId, tenantId: admin.user.tenant_id, action: 'stop' }, { retryLimit: 1 })
+  const jobId = await app.jobs.boss.send(INSTANCE_QUEUE.name, { instanceId, tenantId: admin.user.tenant_id, action: 'stop' }, { retryLimit: 1 })
   app.jobs.wake(INSTANCE_QUEUE)
 
   const line = await waitFor(async () => lines.find((l) => l.msg === 'Instance job attempt failed'), 30_000, 'the failed attempt\'s line')
-  t.match(line, { job_id: jobId, instance_id: instanceId, tenant_id: admin.user.tenant_id, queue: INSTANCE_QUEUE, component: 'instance-jobs', action: 'stop', attempt: 1 })
+  t.match(line, { job_id: jobId, instance_id: instanceId, tenant_id: admin.user.tenant_id, queue: INSTANCE_QUEUE.name, component: 'instance-jobs', action: 'stop', attempt: 1 })
   t.type((line.err as { message?: unknown } | undefined)?.message, 'string', 'with the error')
 })
 
@@ -65,7 +71,7 @@ t.test('every job, run by the worker, logs its start and its end with outcome an
     logger,
     env: { INSTANCE_BACKENDS: 'docker' },
     routes: (app) => {
-      void app.jobs.define<{ fail?: boolean }>('end-probe', { retryLimit: 0 }, async (job, log) => {
+      void app.jobs.define(END_PROBE, async (job, log) => {
         await new Promise((resolve) => setTimeout(resolve, 30))
         log.info('end probe at work')
         if (job.data.fail === true) throw new Error('the probe was told to fail')
@@ -75,7 +81,7 @@ t.test('every job, run by the worker, logs its start and its end with outcome an
   })
   const ok = await app.jobs.boss.send('end-probe', { instanceId: 8, tenantId, requestId: 'req-12345678' })
   const failing = await app.jobs.boss.send('end-probe', { fail: true })
-  app.jobs.wake('end-probe')
+  app.jobs.wake(END_PROBE)
   const ended = (id: string | null) => lines.find((l) => l.msg === 'Job ended' && l.job_id === id)
   await waitFor(async () => ended(ok) !== undefined && ended(failing) !== undefined ? true : undefined, 30_000, 'both jobs\' end lines')
 
@@ -98,12 +104,12 @@ t.test('a job queued while a request is served carries its request id, and so do
     logger,
     env: { JOB_WORKERS: 'false' },
     routes: (app) => {
-      void app.jobs.define('rid-first', { retryLimit: 0 }, async () => {
-        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, 'rid-second', { step: 2 }) })
+      void app.jobs.define(RID_FIRST, async () => {
+        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, RID_SECOND, { step: 2 }) })
       })
-      void app.jobs.define('rid-second', { retryLimit: 0 }, async () => {})
+      void app.jobs.define(RID_SECOND, async () => {})
       app.post('/test/queue-probe', async () => {
-        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, 'rid-first', { step: 1 }) })
+        await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, RID_FIRST, { step: 1 }) })
         return { queued: true }
       })
     }
@@ -111,13 +117,13 @@ t.test('a job queued while a request is served carries its request id, and so do
   const answer = await app.inject({ method: 'POST', url: '/test/queue-probe', headers: { 'x-request-id': 'req-queue-probe-1' } })
   t.equal(answer.statusCode, 200, answer.body)
   t.equal(answer.headers['x-request-id'], 'req-queue-probe-1')
-  await app.jobs.drain('rid-first')
-  await app.jobs.drain('rid-second')
+  await app.jobs.drain(RID_FIRST)
+  await app.jobs.drain(RID_SECOND)
   for (const queue of ['rid-first', 'rid-second']) {
     const started = lines.find((l) => l.msg === 'Job started' && l.queue === queue)
     t.match(started, { request_id: 'req-queue-probe-1' }, `${queue}: its lines name the request that led to it`)
   }
-  const outside = await app.orm.em.fork().transactional(async (tx) => app.jobs.send(tx, 'rid-second', { step: 3 }))
-  await app.jobs.drain('rid-second')
+  const outside = await app.orm.em.fork().transactional(async (tx) => app.jobs.send(tx, RID_SECOND, { step: 3 }))
+  await app.jobs.drain(RID_SECOND)
   t.notOk('request_id' in (lines.find((l) => l.msg === 'Job started' && l.job_id === outside) ?? { request_id: 'missing line' }), 'a job queued outside any request carries none')
 })

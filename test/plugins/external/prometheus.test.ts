@@ -4,11 +4,13 @@ import { build } from '../../support/build.ts'
 import { bearer, signup } from '../../support/accounts.ts'
 import { recordInstances } from '../../support/instance-rows.ts'
 import { freePort } from '../../../lib/ports.ts'
+import { defineQueue } from '../../../lib/job-queue.ts'
 
 // GET /metrics over real HTTP, on a real PostgreSQL: the token gate, what the scrape carries,
 // and label sets that stay the same however many ids and odd URLs are requested.
 
 const TOKEN = 'metrics-token-that-is-long-enough-0123456789'
+const METRICS_PROBE = defineQueue<{ fail?: boolean }>('metrics-probe', () => ({ retryLimit: 0 }))
 
 async function listening (app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -40,8 +42,8 @@ t.test('without METRICS_TOKEN there is no /metrics on the main port', async (t) 
 
 t.test('the token gates the scrape; the scrape carries requests, instances, queues, jobs, refusals and the process', async (t) => {
   const { app } = await build(t, { env: { METRICS_TOKEN: TOKEN, JOB_WORKERS: 'false', LOGIN_LIMIT_PER_IP: '1' }, routes: (app) => {
-    void app.jobs.define('metrics-probe', { retryLimit: 0 }, async (job) => {
-      if ((job.data as { fail?: boolean }).fail === true) throw new Error('probe failure')
+    void app.jobs.define(METRICS_PROBE, async (job) => {
+      if (job.data.fail === true) throw new Error('probe failure')
       return 'done'
     })
   } })
@@ -83,7 +85,7 @@ t.test('the token gates the scrape; the scrape carries requests, instances, queu
   t.ok(samples(before, 'process_cpu_user_seconds_total').length === 1, 'default process metrics')
   t.ok(samples(before, 'nodejs_eventloop_lag_seconds').length === 1)
 
-  const drained = await app.jobs.drain('metrics-probe')
+  const drained = await app.jobs.drain(METRICS_PROBE)
   t.equal(drained.length, 2, 'the two due jobs ran')
   const after = await scrape(`${base}/metrics`)
   t.equal(value(after, 'erp_portal_jobs_total', 'queue="metrics-probe",outcome="completed"'), 1)

@@ -13,7 +13,7 @@ import { bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
 import { createErpModuleJob } from '../../../../plugins/app/erp/erp-module-job.ts'
 import { erpErrorOf, type ErpAccess } from '../../../../plugins/app/erp/erp-access.ts'
-import type { ErpModuleJobData } from '../../../../plugins/app/erp/erp-modules.service.ts'
+import type { ErpModuleJobData } from '../../../../plugins/app/erp/erp-module-queue.ts'
 import { ErpFault, ErpUnreachable } from '../../../../provisioning/erp/odoo-rpc.ts'
 import type { OdooAdapter } from '../../../../provisioning/erp/odoo-adapter.ts'
 

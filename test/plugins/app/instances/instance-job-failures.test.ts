@@ -22,7 +22,7 @@ import { createInstanceJobRunner } from '../../../../plugins/app/instances/insta
 import { clipAtWord, createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
 import { describeFailure } from '../../../../plugins/app/instances/job-failures.ts'
 import { KubernetesApiError } from '../../../../provisioning/kubernetes/api-errors.ts'
-import type { InstanceJobData } from '../../../../plugins/app/instances/instances.service.ts'
+import type { InstanceJobData } from '../../../../plugins/app/instances/instance-queue.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
 /** Hosts, addresses, settings and registry words a tenant must never read. */

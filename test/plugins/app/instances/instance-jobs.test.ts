@@ -17,7 +17,7 @@ import { createBackendRegistry } from '../../../../plugins/app/instances/backend
 import type { ErpDatabasesPort } from '../../../../plugins/app/instances/erp-databases-port.ts'
 import { createInstanceJobRunner, type InstanceJobDeps } from '../../../../plugins/app/instances/instance-jobs.ts'
 import { createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
-import type { InstanceJobData } from '../../../../plugins/app/instances/instances.service.ts'
+import type { InstanceJobData } from '../../../../plugins/app/instances/instance-queue.ts'
 import type { InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
 
 interface Script {

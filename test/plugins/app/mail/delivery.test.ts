@@ -2,7 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { MikroORM } from '@mikro-orm/postgresql'
 import { createOrmConfig } from '../../../../mikro-orm.config.ts'
-import { MAIL_QUEUE } from '../../../../plugins/app/mail/mail-dispatcher.ts'
+import { MAIL_QUEUE } from '../../../../plugins/app/mail/mail-queue.ts'
 import { createMailSealer } from '../../../../plugins/app/mail/mail-seal.ts'
 import { createMailService } from '../../../../plugins/app/mail/mail.service.ts'
 import { build, TEST_JWT_SECRET } from '../../../support/build.ts'
@@ -25,7 +25,7 @@ async function enqueue (app: FastifyInstance, count: number, { rollback = false 
 }
 
 const jobStates = async (app: FastifyInstance, ids: string[]) =>
-  app.sql<{ id: string, state: string, retry_count: number }>({ text: 'SELECT id, state, retry_count FROM pgboss.job WHERE name = $1 AND id = ANY($2::uuid[])', values: [MAIL_QUEUE, ids] })
+  app.sql<{ id: string, state: string, retry_count: number }>({ text: 'SELECT id, state, retry_count FROM pgboss.job WHERE name = $1 AND id = ANY($2::uuid[])', values: [MAIL_QUEUE.name, ids] })
 
 t.test('a message enqueued in a rolled-back transaction is never sent: neither its row nor its job exists', async (t) => {
   const smtp = await startSmtpServer(t)

@@ -12,7 +12,7 @@ import { instanceUid } from '../../../support/instance-rows.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
-import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instances.service.ts'
+import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
@@ -58,7 +58,7 @@ docker.test('an ERP that does not answer keeps the instance out of running: retr
   t.equal((await waitForState(app, admin.token, id, ['running', 'error'])).state, 'error', 'never reported running')
   const detail = async () => (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.match((await detail()).status_message, 'The ERP\'s administrator password is not secured: The ERP answered HTTP 502 without JSON-RPC', 'the reason')
-  const [job] = await app.sql<{ retry_count: number }>({ text: 'SELECT retry_count FROM pgboss.job WHERE name = $1 AND data->>\'instanceId\' = $2', values: [INSTANCE_QUEUE, String(id)] })
+  const [job] = await app.sql<{ retry_count: number }>({ text: 'SELECT retry_count FROM pgboss.job WHERE name = $1 AND data->>\'instanceId\' = $2', values: [INSTANCE_QUEUE.name, String(id)] })
   t.equal(job?.retry_count, 1, 'the job was retried')
   const container = docker.docker.getContainer(`erp-${subdomain}`)
   t.equal((await container.inspect()).State.Running, true, 'although its container runs')

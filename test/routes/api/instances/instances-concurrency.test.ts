@@ -5,7 +5,7 @@ import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
-import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instances.service.ts'
+import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()
@@ -63,7 +63,7 @@ docker.test('the provisioning job run twice, by two replicas at once, leaves one
   await recorder.orm.em.fork().transactional(async (tx) => {
     await recorder.app.jobs.send(tx, INSTANCE_QUEUE, { instanceId: id, tenantId: admin.user.tenant_id, action: 'provision' })
   })
-  const [queued] = await recorder.app.sql<{ n: number }>({ text: "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'created'", values: [INSTANCE_QUEUE] })
+  const [queued] = await recorder.app.sql<{ n: number }>({ text: "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'created'", values: [INSTANCE_QUEUE.name] })
   t.equal(queued!.n, 2, 'two provisioning jobs for one instance')
 
   await Promise.all([build(t, { databaseUrl: recorder.databaseUrl, env }), build(t, { databaseUrl: recorder.databaseUrl, env })])
@@ -72,7 +72,7 @@ docker.test('the provisioning job run twice, by two replicas at once, leaves one
   let completed = 0
   for (let tries = 0; tries < 300 && completed < 2; tries++) {
     const [done] = await recorder.app.sql<{ n: number }>({
-      text: "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", values: [INSTANCE_QUEUE]
+      text: "SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", values: [INSTANCE_QUEUE.name]
     })
     completed = done!.n
     if (completed < 2) await new Promise((resolve) => setTimeout(resolve, 100))
