@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
-import type { CallerSql } from '../../../lib/tenant-sql.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
 import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
 
@@ -54,7 +54,7 @@ export function createActivityService () {
    * written. `read` is `auth.sessionSql` for a request (token checked in the
    * same statement) or `callerSql` for an authenticated actor.
    */
-  async function list (read: CallerSql, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+  async function list ({ read }: Pick<CallScope, 'read'>, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
     const limit = query.limit ?? 20
     const { rows } = await read<ActivityRow>(LIST_ACTIVITIES, [
       query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
