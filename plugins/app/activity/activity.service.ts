@@ -42,11 +42,6 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
-/** The row is the view (see ACTIVITY_COLUMNS) but for the id, which pg hands over as a string (bigint). */
-export function toActivityView (row: ActivityRow): ActivityView {
-  if (typeof row.id === 'number') return row as ActivityView // through JSON: numbers already
-  return { ...row, id: Number(row.id), instance_id: row.instance_id === null ? null : Number(row.instance_id) }
-}
 
 export function createActivityService () {
   /**
@@ -59,7 +54,7 @@ export function createActivityService () {
     const { rows } = await read<ActivityRow>(LIST_ACTIVITIES, [
       query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
     ])
-    const page = rows.slice(0, limit).map(toActivityView)
+    const page: ActivityView[] = rows.slice(0, limit)
     const last = page.at(-1)
     return { activities: page, next_cursor: rows.length > limit && last !== undefined ? last.id : null }
   }

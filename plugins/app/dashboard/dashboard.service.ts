@@ -1,5 +1,4 @@
 import { PRODUCT_VERSION } from '../../../lib/version.ts'
-import { toActivityView } from '../activity/activity.service.ts'
 import { INSTANCE_STATES, type InstanceState } from '../instances/instance.entity.ts'
 import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard-billing.ts'
 import { DASHBOARD, type DashboardRow } from './dashboard.queries.ts'
@@ -38,7 +37,7 @@ export function createDashboardService () {
           instances: { total: instances.length, by_state: byState },
           usage: usageBlock(row, instances.filter((i) => i.state !== 'deleting').length)
         },
-        activities: row.activities.map(toActivityView)
+        activities: row.activities
       }
     }
   }

@@ -76,7 +76,7 @@ export function createLogsService (deps: LogsServiceDeps) {
     /** The last lines, oldest first. A deleted instance, or one the backend has nothing of, answers an empty list and says why. */
     async read ({ actor }: Pick<CallScope<UserActor>, 'actor'>, id: number, query: LogsQueryInput): Promise<LogsView> {
       const row = await ownTarget(actor, id)
-      const instanceId = Number(row.id)
+      const instanceId = row.id
       if (row.state === 'deleted') return { instance_id: instanceId, lines: [], message: 'The instance was deleted; its logs went with it.' }
       const stream = query.stream ?? 'all'
       let lines: LogLine[] | undefined
@@ -98,7 +98,7 @@ export function createLogsService (deps: LogsServiceDeps) {
     async streamToken ({ actor }: Pick<CallScope<UserActor>, 'actor'>, id: number): Promise<{ token: string, expires_in: number, stream_url: string }> {
       const row = await ownTarget(actor, id)
       if (row.state === 'deleted') throw InstanceDeleted('The instance was deleted; it has no live log')
-      const token = tokens.sign({ instanceId: Number(row.id), userId: actor.userId, tenantId: actor.tenantId, sessionId: actor.sessionId })
+      const token = tokens.sign({ instanceId: row.id, userId: actor.userId, tenantId: actor.tenantId, sessionId: actor.sessionId })
       return {
         token,
         expires_in: tokens.ttlSeconds,

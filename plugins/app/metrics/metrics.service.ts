@@ -79,7 +79,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
       const running = row.state === 'running'
       const limits = { memoryMb: row.memory_limit_mb, cpuMillicores: row.cpu_millicores, storageGb: row.storage_gb }
       const view = (usage: UsageNumbers, sampledAt: string, source: 'sample' | 'live', stale: boolean): MetricsView => toMetricsView({
-        id: Number(row.id),
+        id: row.id,
         state: row.state,
         sampledAt,
         source,
@@ -87,7 +87,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
         usage: running ? usage : { ...usage, cpuCores: 0, memoryMb: 0 },
         limits
       })
-      if (row.sampled_at !== null && Number(row.age_ms) < freshMs) return view(storedUsage(row), row.sampled_at, 'sample', false)
+      if (row.sampled_at !== null && row.age_ms !== null && row.age_ms < freshMs) return view(storedUsage(row), row.sampled_at, 'sample', false)
 
       const sizes = reader.databaseSizes([row.uid], timeoutMs)
       let usage: Omit<UsageNumbers, 'databaseMb'>
