@@ -7,6 +7,9 @@ export interface Statement {
   values: unknown[]
 }
 
+/** A timestamptz column as the API shows times: ISO 8601 in UTC with milliseconds, the same text straight from pg and through JSON. */
+export const isoUtc = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
 /** Plain parameterised SQL on the ORM's own pool, for hot paths where the ORM's layers cost too much. */
 export type Sql = <Row>(statement: Statement) => Promise<Row[]>
 

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { userScope } from '../lib/call-scope.ts'
 import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
 import { createAccessTokenVerifier } from './access-token.ts'
 import { createMcpAuthentication } from './authenticate.ts'
@@ -70,7 +71,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       const invalid = invalidParamsMessage(body)
       if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
-      const context = { actor: request.actor, app: fastify, log: request.log, get em () { return request.em } }
+      const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log }
       const server = createMcpServer(registry, context)
       return handleMcpPost(server, request, reply, resource)
     }

@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import { callerSql } from '../../lib/tenant-sql.ts'
 import { ActivityQuery } from '../../schemas/activity.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
@@ -13,7 +12,7 @@ export const accountTools = [
       'Call it first to learn whether team tools (admin only) are available.',
     input: NoInput,
     annotations: READ_ONLY,
-    run: async ({ app, actor }) => ({ user: app.auth.me(actor), agent: { client_name: actor.clientName ?? null } })
+    run: async ({ app, scope }) => ({ user: app.auth.me(scope), agent: { client_name: scope.actor.clientName ?? null } })
   }),
 
   defineTool({
@@ -23,7 +22,7 @@ export const accountTools = [
       'and its usage. Use it for "how is my account doing" questions before drilling into one area.',
     input: NoInput,
     annotations: READ_ONLY,
-    run: async ({ app, actor }) => ({ dashboard: await app.dashboard.get(callerSql(app.sql, actor)) })
+    run: async ({ app, scope }) => ({ dashboard: await app.dashboard.get(scope) })
   }),
 
   defineTool({
@@ -33,7 +32,7 @@ export const accountTools = [
       '`type` (e.g. instance.running) or `instance_id`; page with `before` = the previous answer\'s `next_cursor`.',
     input: ActivityQuery,
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { limit, before, type, instance_id: instanceId }) => app.activity.list(callerSql(app.sql, actor), {
+    run: async ({ app, scope }, { limit, before, type, instance_id: instanceId }) => app.activity.list(scope, {
       limit,
       ...(before === undefined ? {} : { before }),
       ...(type === undefined ? {} : { type }),

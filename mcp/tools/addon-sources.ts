@@ -10,7 +10,7 @@ export const addonSourceTools = [
       'last commit, the modules found and, after a failure, `error`. Credentials are never shown.',
     input: Type.Object({}, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }) => ({ addon_sources: await app.addonSources.list(em, actor) })
+    run: async ({ app, scope }) => ({ addon_sources: await app.addonSources.list(scope) })
   }),
 
   defineTool({
@@ -30,7 +30,7 @@ export const addonSourceTools = [
       ssh_host_key: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'The ssh:// server\'s public key to require, as a known_hosts or ssh-keyscan line; omit it to pin the key the server shows at the first sync' }))
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, input) => ({ addon_source: await app.addonSources.create(em, actor, input) })
+    run: async ({ app, scope }, input) => ({ addon_source: await app.addonSources.create(scope, input) })
   }),
 
   defineTool({
@@ -41,6 +41,6 @@ export const addonSourceTools = [
       'now installable from the catalog) or `failed` (with `error`). Calling it again while a sync runs queues nothing more.',
     input: Type.Object({ addon_source_id: BigInt53({ minimum: 1, description: 'The addon source id, an integer (from list_addon_sources)' }) }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, em, actor }, { addon_source_id: id }) => ({ addon_source: await app.addonSources.sync(em, actor, id) })
+    run: async ({ app, scope }, { addon_source_id: id }) => ({ addon_source: await app.addonSources.sync(scope, id) })
   })
 ]

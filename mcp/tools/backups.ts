@@ -18,7 +18,7 @@ export const backupTools = [
       'BACKUP_UNAVAILABLE when the hosting platform is not ready for backups (the operator is told).',
     input: InstanceRef,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id }) => ({ backup: await app.backups.create(em, actor, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) })
   }),
 
   defineTool({
@@ -31,8 +31,8 @@ export const backupTools = [
       per_page: Type.Optional(Int4({ minimum: 1, maximum: 100, description: 'Backups per page, at most 100 (default 25)' }))
     }, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { instance_id: id, page = 1, per_page: perPage = 25 }) => ({
-      ...await app.backups.list(em, actor, id, { page, per_page: perPage }), page, per_page: perPage
+    run: async ({ app, scope }, { instance_id: id, page = 1, per_page: perPage = 25 }) => ({
+      ...await app.backups.archives.list(scope, id, { page, per_page: perPage }), page, per_page: perPage
     })
   }),
 
@@ -43,7 +43,7 @@ export const backupTools = [
       'size in bytes and SHA-256 once completed, `error` when it failed. Cheap: use it to poll after create_backup. Another company\'s ids answer BACKUP_NOT_FOUND.',
     input: BackupRef,
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { instance_id: id, backup_id: backup }) => ({ backup: await app.backups.get(em, actor, id, backup) })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup }) => ({ backup: await app.backups.archives.get(scope, id, backup) })
   }),
 
   defineTool({
@@ -58,7 +58,7 @@ export const backupTools = [
       confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again to confirm that its data is replaced' })
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id, backup_id: backup, confirm }) => app.backups.restore(em, actor, id, backup, { mode: 'replace', confirm })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup, confirm }) => app.backups.restores.restore(scope, id, backup, { mode: 'replace', confirm })
   }),
 
   defineTool({
@@ -74,7 +74,7 @@ export const backupTools = [
       subdomain: { ...CreateInstanceBody.properties.subdomain, description: 'The new instance\'s subdomain, a DNS label of 3-40 characters: lowercase letters, digits and inner hyphens; not reserved; unique across all companies' }
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restore(em, actor, id, backup, { mode: 'new', name, subdomain })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restores.restore(scope, id, backup, { mode: 'new', name, subdomain })
   }),
 
   defineTool({
@@ -84,8 +84,8 @@ export const backupTools = [
       'BACKUP_IN_PROGRESS for a backup still queued or running. Answers `deleted: true`; asking again answers BACKUP_NOT_FOUND.',
     input: BackupRef,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id, backup_id: backup }) => {
-      await app.backups.remove(em, actor, id, backup)
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup }) => {
+      await app.backups.archives.remove(scope, id, backup)
       return { deleted: true, instance_id: id, backup_id: backup }
     }
   }),
@@ -97,7 +97,7 @@ export const backupTools = [
       '`last_run_on` is the day of the last scheduled backup. An instance without a schedule answers the defaults with `enabled: false`.',
     input: InstanceRef,
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { instance_id: id }) => ({ schedule: await app.backups.getSchedule(em, actor, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ schedule: await app.backups.schedules.getSchedule(scope, id) })
   }),
 
   defineTool({
@@ -108,6 +108,6 @@ export const backupTools = [
       'Manual backups and the newest completed backup are never deleted. Setting the same schedule again leaves it as it is.',
     input: Type.Object({ instance_id: instanceId, ...BackupScheduleBody.properties }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    run: async ({ app, em, actor }, { instance_id: id, ...schedule }) => ({ schedule: await app.backups.putSchedule(em, actor, id, schedule) })
+    run: async ({ app, scope }, { instance_id: id, ...schedule }) => ({ schedule: await app.backups.schedules.putSchedule(scope, id, schedule) })
   })
 ]

@@ -18,7 +18,7 @@ export const catalogTools = [
       '(`addon_source_id` set). Filter by `category` or search with `q` to answer "is there a module for …".',
     input: ModulesQuery,
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, query) => ({ modules: await app.modules.list(em, query, actor.tenantId) })
+    run: async ({ app, scope }, query) => ({ modules: await app.modules.list(scope.em, query, scope.actor.tenantId) })
   }),
 
   defineTool({
@@ -37,7 +37,7 @@ export const catalogTools = [
       'cancelled), billing cycle, period and trial end dates, and the limits it grants.',
     input: Type.Object({}, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }) => ({ subscription: await app.subscriptions.current(em, actor) })
+    run: async ({ app, scope }) => ({ subscription: await app.subscriptions.current(scope) })
   }),
 
   defineTool({
@@ -47,8 +47,8 @@ export const catalogTools = [
       'and demo availability. Use it when someone asks which plan to buy or what it would cost.',
     input: RecommendationInput,
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { users, storage, billing_cycle: cycle }) => ({
-      ...await app.plans.recommend(actor, {
+    run: async ({ app, scope }, { users, storage, billing_cycle: cycle }) => ({
+      ...await app.plans.recommend(scope, {
         ...(users === undefined ? {} : { users: String(users) }),
         ...(storage === undefined ? {} : { storage: String(storage) }),
         ...(cycle === undefined ? {} : { billing_cycle: cycle })

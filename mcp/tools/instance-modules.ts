@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import { callerSql } from '../../lib/tenant-sql.ts'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
@@ -12,7 +11,7 @@ export const instanceModuleTools = [
     description: 'The catalog modules assigned to the instance, each with `state` (queued, installing, installed, failed, uninstalled), `installed_at` and the ERP\'s `error` when it failed.',
     input: Type.Object({ instance_id: instanceId }, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { instance_id: id }) => ({ modules: await app.erp.modules.list(callerSql(app.sql, actor), id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ modules: await app.erp.modules.list(scope, id) })
   }),
 
   defineTool({
@@ -25,8 +24,8 @@ export const instanceModuleTools = [
       module_id: Int4({ minimum: 1, description: 'The catalog module\'s id (from list_modules)' })
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id, module_id: moduleId }) => {
-      const { module, created } = await app.erp.modules.assign(em, actor, id, moduleId)
+    run: async ({ app, scope }, { instance_id: id, module_id: moduleId }) => {
+      const { module, created } = await app.erp.modules.assign(scope, id, moduleId)
       return { module, queued: created }
     }
   })

@@ -13,7 +13,7 @@ export const instanceUserTools = [
       'ERP_UNAVAILABLE while the instance is not running (start it, or wait for it); ERP_ERROR with the ERP\'s message when it reports an error.',
     input: Type.Object({ instance_id: instanceId }, { additionalProperties: false }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id }) => ({ users: await app.erp.users.list(em, actor, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ users: await app.erp.users.list(scope, id) })
   }),
 
   defineTool({
@@ -29,6 +29,6 @@ export const instanceUserTools = [
       role: { ...InstanceInviteBody.properties.role }
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, { instance_id: id, email, name, role }) => ({ ...await app.erp.users.invite(em, actor, id, { email, name, role }) })
+    run: async ({ app, scope }, { instance_id: id, email, name, role }) => ({ ...await app.erp.users.invite(scope, id, { email, name, role }) })
   })
 ]

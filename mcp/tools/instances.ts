@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import { callerSql } from '../../lib/tenant-sql.ts'
 import { BigInt53, Id } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
@@ -24,7 +23,7 @@ const lifecycleTools = (Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>).map
     'to do. Poll get_instance_status until the state settles. INSTANCE_BUSY while another change is running.',
   input: InstanceRef,
   annotations: action === 'stop' ? { ...LIFECYCLE, destructiveHint: true } : LIFECYCLE,
-  run: async ({ app, em, actor }, { instance_id: id }) => app.instances.request(em, actor, id, action)
+  run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action)
 }))
 
 export const instanceTools = [
@@ -35,7 +34,7 @@ export const instanceTools = [
       'backend and state. Use the ids with the other instance tools.',
     input: Type.Object({}, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, actor }) => ({ instances: await app.instances.list(actor) })
+    run: async ({ app, scope }) => ({ instances: await app.instances.list(scope) })
   }),
 
   defineTool({
@@ -45,7 +44,7 @@ export const instanceTools = [
       'workers, last backup and last sync. Another company\'s id answers NOT_FOUND.',
     input: InstanceRef,
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { instance_id: id }) => ({ instance: await app.instances.get(em, actor, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ instance: await app.instances.get(scope, id) })
   }),
 
   defineTool({
@@ -55,7 +54,7 @@ export const instanceTools = [
       'deleting, deleted) and what the backend last reported. Cheap: use it to poll after create or a lifecycle change.',
     input: InstanceRef,
     annotations: READ_ONLY,
-    run: async ({ app, actor }, { instance_id: id }) => ({ status: await app.instances.status(callerSql(app.sql, actor), id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ status: await app.instances.status(scope, id) })
   }),
 
   defineTool({
@@ -67,7 +66,7 @@ export const instanceTools = [
       'INSTANCE_BACKEND_UNAVAILABLE when that backend is not offered here or not ready (the operator is told).',
     input: CreateInstanceBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, input) => ({ instance: await app.instances.create(em, actor, input) })
+    run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) })
   }),
 
   ...lifecycleTools

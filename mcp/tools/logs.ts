@@ -17,6 +17,6 @@ export const logTools = [
     }, { additionalProperties: false }),
     // Reads the backend (Docker engine or Kubernetes API): open world, but changes nothing.
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, actor }, { instance_id: id, tail, since }) => ({ logs: await app.logs.read(actor, id, { tail, since }) })
+    run: async ({ app, scope }, { instance_id: id, tail, since }) => ({ logs: await app.logs.read(scope, id, { tail, since }) })
   })
 ]

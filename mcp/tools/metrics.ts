@@ -1,5 +1,4 @@
 import { Type } from 'typebox'
-import { callerSql } from '../../lib/tenant-sql.ts'
 import { BigInt53 } from '../../schemas/common.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
@@ -16,6 +15,6 @@ export const metricsTools = [
     }, { additionalProperties: false }),
     // Reads the backend (Docker, Kubernetes) but changes nothing.
     annotations: { ...READ_ONLY, openWorldHint: true },
-    run: async ({ app, actor }, { instance_id: id }) => ({ metrics: await app.metrics.current(callerSql(app.sql, actor), id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ metrics: await app.metrics.current(scope, id) })
   })
 ]

@@ -15,8 +15,8 @@ export const supportTools = [
       'or `priority`; paginated with `page` and `per_page`.',
     input: ListTicketsQuery,
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { status, priority, page = 1, per_page: perPage = 25 }) =>
-      app.tickets.list(em, actor, { status, priority, page, perPage })
+    run: async ({ app, scope }, { status, priority, page = 1, per_page: perPage = 25 }) =>
+      app.tickets.list(scope, { status, priority, page, perPage })
   }),
 
   defineTool({
@@ -25,7 +25,7 @@ export const supportTools = [
     description: 'One ticket with its whole thread of messages (from the company and from support staff).',
     input: Type.Object(TicketRef, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }, { ticket_id: id }) => ({ ticket: await app.tickets.get(em, actor, id) })
+    run: async ({ app, scope }, { ticket_id: id }) => ({ ticket: await app.tickets.get(scope, id) })
   }),
 
   defineTool({
@@ -36,7 +36,7 @@ export const supportTools = [
     input: CreateTicketBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     prepare: trimTopLevelStrings,
-    run: async ({ app, em, actor }, input) => ({ ticket: await app.tickets.create(em, actor, input) })
+    run: async ({ app, scope }, input) => ({ ticket: await app.tickets.create(scope, input) })
   }),
 
   defineTool({
@@ -46,6 +46,6 @@ export const supportTools = [
     input: Type.Object({ ...TicketRef, ...ReplyBody.properties }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     prepare: (input) => ({ ...input, ...trimTopLevelStrings({ message: input.message }) }),
-    run: async ({ app, em, actor }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(em, actor, id, { message }) })
+    run: async ({ app, scope }, { ticket_id: id, message }) => ({ ticket: await app.tickets.reply(scope, id, { message }) })
   })
 ]

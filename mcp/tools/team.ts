@@ -10,7 +10,7 @@ export const teamTools = [
       'it answers FORBIDDEN (check the role with whoami).',
     input: Type.Object({}, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, em, actor }) => ({ users: await app.users.listAsAdmin(em, actor) })
+    run: async ({ app, scope }) => ({ users: await app.users.listAsAdmin(scope) })
   }),
 
   defineTool({
@@ -21,6 +21,6 @@ export const teamTools = [
       'has an account.',
     input: InviteBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, em, actor }, input) => ({ invitation: await app.invitations.invite(em, actor, input) })
+    run: async ({ app, scope }, input) => ({ invitation: await app.invitations.invite(scope, input) })
   })
 ]

@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Static, TSchema } from 'typebox'
 import type { UserActor } from '../../lib/actor.ts'
+import type { CallScope } from '../../lib/call-scope.ts'
 
-/** What a tool runs with: the agent acting for its person, an EntityManager scoped to their tenant, and the app's services. */
+/** What a tool runs with: the scope of the agent acting for its person (`userScope`: its em scoped to their tenant), and the app's services. */
 export interface ToolContext {
-  actor: UserActor
-  em: EntityManager
+  scope: CallScope<UserActor>
   app: FastifyInstance
   /** The request's logger (its request id), for failures worth the operator's eye. */
   log?: FastifyBaseLogger

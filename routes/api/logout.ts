@@ -11,7 +11,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: SuccessOnly }, AUTHENTICATED)
     }
   }, async (request) => {
-    await fastify.auth.logout(request.em, request.actor)
+    await fastify.auth.logout(request.scope)
     return { success: true as const }
   })
 }

@@ -11,7 +11,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Re-validates a stored token: 401 once it has expired, been logged out, or its user was deactivated.',
       response: responses({ 200: MeResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, user: fastify.auth.me(request.actor) }))
+  }, async (request) => ({ success: true as const, user: fastify.auth.me(request.scope) }))
 }
 
 export default routes

@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { userScope } from '../../lib/call-scope.ts'
 import { clientMeta } from '../../lib/client-meta.ts'
 import { normalizeEmail } from '../../lib/email.ts'
 import { isAppError } from '../../lib/errors.ts'
@@ -122,9 +123,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const actor = await auth.authenticate(token)
     request.scopeToTenant(actor.tenantId)
     // The page only proves who the person is; the session login opened is not needed after this request.
-    await auth.logout(request.em, actor)
+    const scope = userScope(fastify.sql, actor, () => request.em)
+    await auth.logout(scope)
     if (transaction === undefined || transaction === '') return sendPage(reply, 200, renderSignedInPage(actor.name))
-    const { redirect_url: redirectUrl } = await handoff.mint(actor, transaction)
+    const { redirect_url: redirectUrl } = await handoff.mint(scope, transaction)
     return reply.code(303).header('location', redirectUrl).send()
   })
 }

@@ -76,6 +76,6 @@ t.test('existing instances get integer ids; every reference follows, and backend
   // The app reads the migrated rows; the database name is still the one derived from the old uuid.
   const { app } = await build(t, { databaseUrl })
   const em = scopedEntityManager(app.orm.em, TENANT)
-  const detail = await app.instances.get(em, { kind: 'system', tenantId: TENANT, job: 'test' }, 2)
+  const detail = await app.instances.get({ em }, 2)
   t.match(detail, { id: 2, name: 'newer', database_name: erpDatabaseNames(NEWER).database })
 })

@@ -5,9 +5,9 @@ import type { ActorKind } from './activity.entity.ts'
  * An activity as the API shows it, built by the database: the feed's rows come
  * back ready to send (nested actor, ISO 8601 UTC time) with nothing to map.
  */
-export const ACTIVITY_COLUMNS = `id, title, type,
+export const ACTIVITY_COLUMNS = `id::float8 AS id, title, type,
   json_build_object('kind', actor_kind, 'id', actor_id, 'name', actor_name) AS actor,
-  target_type, target_id, instance_id,
+  target_type, target_id, instance_id::float8 AS instance_id,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
 /** Newest first, with optional cursor and filters ($2 before, $3 type, $4 instance, $5 limit). */
@@ -20,19 +20,18 @@ WHERE tenant_id = $1
   AND ($2::bigint IS NULL OR id < $2)
   AND ($3::text IS NULL OR type = $3)
   AND ($4::bigint IS NULL OR instance_id = $4)
-ORDER BY id DESC
+ORDER BY activities.id DESC
 LIMIT $5`
 }
 
 export interface ActivityRow {
-  /** A number through JSON (`auth.sessionSql`), a string straight from pg (bigint). */
-  id: string | number
+  /** bigint, read as float8: a number both straight from pg and through JSON (exact below 2^53, as the API's ids). */
+  id: number
   title: string
   type: string
   actor: { kind: ActorKind, id: string | null, name: string }
   target_type: string | null
   target_id: string | null
-  /** A number through JSON (`auth.sessionSql`), a string straight from pg (bigint). */
-  instance_id: string | number | null
+  instance_id: number | null
   created_at: string
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
-import type { CallerSql } from '../../../lib/tenant-sql.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
 import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
 import type { ActivityTargetType, ActivityType } from './activity-types.ts'
@@ -43,11 +43,6 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
-/** The row is the view (see ACTIVITY_COLUMNS) but for the id, which pg hands over as a string (bigint). */
-export function toActivityView (row: ActivityRow): ActivityView {
-  if (typeof row.id === 'number') return row as ActivityView // through JSON: numbers already
-  return { ...row, id: Number(row.id), instance_id: row.instance_id === null ? null : Number(row.instance_id) }
-}
 
 export function createActivityService () {
   /**
@@ -55,12 +50,12 @@ export function createActivityService () {
    * written. `read` is `auth.sessionSql` for a request (token checked in the
    * same statement) or `callerSql` for an authenticated actor.
    */
-  async function list (read: CallerSql, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+  async function list ({ read }: Pick<CallScope, 'read'>, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
     const limit = query.limit ?? 20
     const { rows } = await read<ActivityRow>(LIST_ACTIVITIES, [
       query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
     ])
-    const page = rows.slice(0, limit).map(toActivityView)
+    const page: ActivityView[] = rows.slice(0, limit)
     const last = page.at(-1)
     return { activities: page, next_cursor: rows.length > limit && last !== undefined ? last.id : null }
   }

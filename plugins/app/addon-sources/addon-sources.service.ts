@@ -16,6 +16,7 @@ import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 import type { AddonStorage } from './addon-storage.ts'
 import { ADDON_SYNC_QUEUE, type AddonSyncJobData } from './addon-sync-queue.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface AddonSourcesServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>
@@ -56,17 +57,17 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
   }
 
   return {
-    async list (em: EntityManager, _actor: Actor): Promise<AddonSourceView[]> {
+    async list ({ em }: Pick<CallScope, 'em'>): Promise<AddonSourceView[]> {
       const rows = await em.find(AddonSource, {}, { orderBy: { createdAt: 'asc', id: 'asc' } })
       return rows.map(toAddonSourceView)
     },
 
-    async get (em: EntityManager, _actor: Actor, id: number): Promise<AddonSourceView> {
+    async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<AddonSourceView> {
       return toAddonSourceView(await sourceOf(em, id))
     },
 
     /** Records the source in `pending` (admin). Nothing is fetched or installed until a sync. */
-    async create (em: EntityManager, actor: Actor, fields: SourceFields & { repository_url: string, branch: string }): Promise<AddonSourceView> {
+    async create ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, fields: SourceFields & { repository_url: string, branch: string }): Promise<AddonSourceView> {
       requireAdmin(actor, 'register addon sources')
       const credential = checkCredential(fields)
       const url = checkRepositoryUrl(fields.repository_url, credential?.kind ?? null)
@@ -97,7 +98,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
     },
 
     /** Changes what is synced (admin); a changed repository, branch or subpath needs a new sync (`pending`). */
-    async update (em: EntityManager, actor: Actor, id: number, fields: SourceFields): Promise<AddonSourceView> {
+    async update ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number, fields: SourceFields): Promise<AddonSourceView> {
       requireAdmin(actor, 'change addon sources')
       const credential = checkCredential(fields)
       const source = await saved(async () => await em.transactional(async (tx) => {
@@ -126,7 +127,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
      * Removes the source, its catalog entries and its checkout (admin). Refused (409 ADDON_SOURCE_IN_USE,
      * naming the instances) while one of its modules is installed, or being installed, on an instance.
      */
-    async remove (em: EntityManager, actor: Actor, id: number): Promise<void> {
+    async remove ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number): Promise<void> {
       requireAdmin(actor, 'delete addon sources')
       const subdomain = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)
@@ -142,7 +143,7 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
     },
 
     /** Queues a sync (admin), answering at once in `syncing`; asking again while one is under way queues nothing more. */
-    async sync (em: EntityManager, actor: Actor, id: number): Promise<AddonSourceView> {
+    async sync ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number): Promise<AddonSourceView> {
       requireAdmin(actor, 'sync addon sources')
       const source = await em.transactional(async (tx) => {
         const source = await sourceOf(tx, id, true)

@@ -10,6 +10,7 @@ import { User } from '../users/user.entity.ts'
 import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface TokenSigner {
   sign: (payload: { sid: string, tid: string }, options: { sub: string }) => string
@@ -193,11 +194,11 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
     },
 
     /** Ends the caller's session; the token answers 401 from the next request on. */
-    async logout (em: EntityManager, actor: UserActor): Promise<void> {
+    async logout ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>): Promise<void> {
       await em.nativeUpdate(PortalSession, { id: actor.sessionId, revokedAt: null }, { revokedAt: new Date() })
     },
 
-    me (actor: UserActor): PortalUserView {
+    me ({ actor }: Pick<CallScope<UserActor>, 'actor'>): PortalUserView {
       return toPortalUser({ id: actor.userId, tenant_id: actor.tenantId, email: actor.email, name: actor.name, role: actor.role })
     }
   }

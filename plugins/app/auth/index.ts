@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UserActor } from '../../../lib/actor.ts'
+import { userScope, type CallScope } from '../../../lib/call-scope.ts'
 import { authModeOf } from '../../../lib/route-auth.ts'
 import { bearerTokenIn } from '../../../lib/bearer.ts'
 import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
@@ -21,11 +22,18 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set for every route with `auth: 'portal'` (the default under /api/), and by `auth.sessionSql`. */
     actor: UserActor
+    /**
+     * What services are called with (lib/call-scope.ts), built on first use:
+     * the request's actor and em, and reads through `auth.sessionSql` on
+     * `portal-inline` routes (no actor until that read ran), else as the actor.
+     */
+    scope: CallScope<UserActor>
   }
 }
 
 const kClaims = Symbol('session claims')
-interface ClaimsHolder { [kClaims]?: SessionClaims }
+const kScope = Symbol('call scope')
+interface ClaimsHolder { [kClaims]?: SessionClaims, [kScope]?: CallScope<UserActor> }
 
 /**
  * Portal authentication. Every route under /api/ requires a bearer token
@@ -58,9 +66,22 @@ export default fp(async (fastify) => {
     }
   }
 
+  function scopeOf (request: FastifyRequest): CallScope<UserActor> {
+    if ((request as unknown as ClaimsHolder)[kClaims] === undefined) return userScope(fastify.sql, request.actor, () => request.em)
+    return { get actor () { return request.actor }, get em () { return request.em }, read: sessionSql(request) }
+  }
+
   fastify.decorate('auth', { ...auth, sessionSql })
   fastify.decorateRequest('actor', null as unknown as UserActor)
   fastify.decorateRequest(kClaims, undefined)
+  fastify.decorateRequest(kScope, undefined)
+  fastify.decorateRequest('scope', {
+    getter () {
+      const holder = this as unknown as ClaimsHolder
+      holder[kScope] ??= scopeOf(this)
+      return holder[kScope]
+    }
+  })
 
   // A portal-inline handler that answered without reading through `sessionSql` never checked the session: a bug, not an answer.
   fastify.addHook('onRoute', (route) => {

@@ -8,7 +8,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
-import type { SystemActor } from '../../../lib/actor.ts'
+import { systemScope } from '../../../lib/call-scope.ts'
 import { isAppError } from '../../../lib/errors.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
@@ -44,7 +44,7 @@ export interface SchedulerDeps {
 export function createBackupScheduler (deps: SchedulerDeps) {
   const { sql, backups, log } = deps
   const now = deps.now ?? (() => new Date())
-  const actorOf = (tenantId: string): SystemActor => ({ kind: 'system', tenantId, job: 'backup-scheduler' })
+  const scopeOf = (tenantId: string) => systemScope(scopedEntityManager(deps.em, tenantId), tenantId, 'backup-scheduler')
 
   async function takeDue (at: Date): Promise<number> {
     const today = at.toISOString().slice(0, 10)
@@ -52,7 +52,7 @@ export function createBackupScheduler (deps: SchedulerDeps) {
     for (const row of await sql<{ instance_id: number, tenant_id: string, last_run_on: string | null }>({ text: DUE, values: [at.getUTCHours(), today] })) {
       if ((await sql({ text: CLAIM, values: [row.instance_id, today] })).length === 0) continue
       try {
-        await backups.create(scopedEntityManager(deps.em, row.tenant_id), actorOf(row.tenant_id), row.instance_id, 'scheduled')
+        await backups.create(scopeOf(row.tenant_id), row.instance_id, 'scheduled')
         started++
       } catch (error) {
         const code = isAppError(error) ? error.code : undefined
@@ -70,7 +70,7 @@ export function createBackupScheduler (deps: SchedulerDeps) {
       const doomed = expiredBackups(rows.map((r) => ({ id: r.id, kind: r.kind, state: r.state, createdAt: new Date(r.created_at) })), { keepDaily: policy.keep_daily, keepWeekly: policy.keep_weekly }, at)
       for (const id of doomed) {
         try {
-          await backups.remove(scopedEntityManager(deps.em, policy.tenant_id), actorOf(policy.tenant_id), policy.instance_id, id)
+          await backups.remove(scopeOf(policy.tenant_id), policy.instance_id, id)
           deleted++
         } catch (error) {
           log.warn({ err: error, backupId: id }, 'Expired backup not deleted; the next pass tries again')

@@ -3,7 +3,6 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { BackendUnavailableError } from '../../../provisioning/backend.ts'
 import { ArchiveReadError } from '../../../provisioning/backup-runner.ts'
-import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
@@ -18,6 +17,7 @@ import { toBackupView, type BackupView } from './backup.view.ts'
 import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable } from './backups.errors.ts'
 import type { ByteRange } from './backup-download.ts'
 import { BACKUP_QUEUE, type BackupJobData } from './backup-queue.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface BackupsServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>
@@ -46,7 +46,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     backupOf,
 
     /** Records a backup in `queued` and queues its job; 409 while one is under way, 503 when it could only fail. */
-    async create (em: EntityManager, actor: Actor, instanceId: number, kind: BackupKind = 'manual'): Promise<BackupView> {
+    async create ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, kind: BackupKind = 'manual'): Promise<BackupView> {
       const instance = await instanceOf(em, instanceId)
       if (instance.state === 'deleted' || instance.state === 'deleting') throw InstanceDeleted('The instance was deleted')
       if (!STEADY_STATES.includes(instance.state)) throw InstanceBusy(`The instance is ${instance.state}: back it up when that finishes`, { state: instance.state })
@@ -83,7 +83,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     },
 
     /** Newest first. */
-    async list (em: EntityManager, _actor: Actor, instanceId: number, page: { page: number, per_page: number }): Promise<{ backups: BackupView[], total: number }> {
+    async list ({ em }: Pick<CallScope, 'em'>, instanceId: number, page: { page: number, per_page: number }): Promise<{ backups: BackupView[], total: number }> {
       await instanceOf(em, instanceId)
       const [rows, total] = await em.findAndCount(Backup, { instance: instanceId }, {
         orderBy: { createdAt: 'desc', id: 'desc' },
@@ -93,7 +93,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
       return { backups: rows.map(toBackupView), total }
     },
 
-    async get (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<BackupView> {
+    async get ({ em }: Pick<CallScope, 'em'>, instanceId: number, backupId: number): Promise<BackupView> {
       return toBackupView(await backupOf(em, instanceId, backupId))
     },
 
@@ -102,7 +102,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
      * bytes (all, or a range) from the backup store or, for an archive kept in a Kubernetes cluster,
      * through the cluster runner; 409 BACKUP_IN_CLUSTER only where no cluster runner is configured.
      */
-    async archive (em: EntityManager, _actor: Actor, instanceId: number, backupId: number): Promise<Archive> {
+    async archive ({ em }: Pick<CallScope, 'em'>, instanceId: number, backupId: number): Promise<Archive> {
       const backup = await backupOf(em, instanceId, backupId)
       if (backup.state !== 'completed' || backup.archiveKey == null) throw BackupNotCompleted(`The backup is ${backup.state}: only a completed backup can be downloaded`, { state: backup.state })
       const key = backup.archiveKey
@@ -122,7 +122,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     },
 
     /** Removes the record and its archive (admin); a backup under way cannot be removed. */
-    async remove (em: EntityManager, actor: Actor, instanceId: number, backupId: number): Promise<void> {
+    async remove ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, backupId: number): Promise<void> {
       requireAdmin(actor, 'delete backups')
       const instance = await instanceOf(em, instanceId)
       let removedMajor: number | null | undefined

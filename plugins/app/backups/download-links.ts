@@ -14,6 +14,7 @@ import { Backup } from './backup.entity.ts'
 import type { BackupsService } from './backups.service.ts'
 import { BackupDownloadTokenInvalid } from './backups.errors.ts'
 import { BackupDownloadToken } from './download-token.entity.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export const DOWNLOAD_TOKEN_SECONDS = 300
 const PREFIX = 'bdl1_'
@@ -25,8 +26,8 @@ export function createDownloadLinks (deps: { activity: ActivityService, backups:
 
   return {
     /** A token for this backup's download, after the same checks as the download itself (completed, archive present). */
-    async issue (em: EntityManager, actor: UserActor, instanceId: number, backupId: number): Promise<{ token: string, expires_in: number, download_url: string }> {
-      await deps.backups.archive(em, actor, instanceId, backupId)
+    async issue ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, instanceId: number, backupId: number): Promise<{ token: string, expires_in: number, download_url: string }> {
+      await deps.backups.archive({ em }, instanceId, backupId)
       const token = `${PREFIX}${randomBytes(32).toString('base64url')}`
       await em.transactional(async (tx) => {
         tx.create(BackupDownloadToken, {

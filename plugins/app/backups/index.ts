@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createBackupJob } from './backup-jobs.ts'
 import { createBackupRunners } from './backup-runners.ts'
-import { createFileBackupStore, type BackupStore } from './backup-store.ts'
+import { createFileBackupStore } from './backup-store.ts'
 import { createBackupsService, type BackupsService } from './backups.service.ts'
 import { BACKUP_QUEUE } from './backup-queue.ts'
 import { createServerMajor } from './erp-server.ts'
@@ -19,7 +19,8 @@ const SCHEDULER_SECONDS = 300
 
 declare module 'fastify' {
   interface FastifyInstance {
-    backups: BackupsService & RestoreService & SchedulesService & { store: BackupStore, links: DownloadLinks, runSchedulerNow: () => Promise<{ started: number, deleted: number }> }
+    /** An instance's backup archives, restoring them, their daily schedule, and download links to them. */
+    backups: { archives: BackupsService, restores: RestoreService, schedules: SchedulesService, links: DownloadLinks }
   }
 }
 
@@ -66,8 +67,8 @@ export default fp(async (fastify) => {
   })
   const links = createDownloadLinks({ activity: fastify.activity, backups: service, baseUrl: config.BASE_URL })
   const schedules = createSchedulesService({ activity: fastify.activity })
-  const scheduler = fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
+  fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
     em: orm.em, sql: fastify.sql, backups: service, sweep: runners.sweep, log: fastify.log.child({ component: 'backup-scheduler' })
   }).run)
-  fastify.decorate('backups', { ...service, ...restore, ...schedules, store, links, runSchedulerNow: scheduler.runNow })
+  fastify.decorate('backups', { archives: service, restores: restore, schedules, links })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

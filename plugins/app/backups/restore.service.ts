@@ -17,6 +17,7 @@ import { archiveInCluster, type BackupsService } from './backups.service.ts'
 import { BACKUP_QUEUE, type RestoreJobData } from './backup-queue.ts'
 import { inStore } from './backup-store.ts'
 import { BackupConfirmationMismatch, BackupCorrupt, BackupInProgress, BackupNotCompleted } from './backups.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export type RestoreRequest =
   | { mode: 'replace', /** The instance's subdomain, typed again. */ confirm: string }
@@ -69,7 +70,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
     restorable(backup, source)
     await runners.ready(source)
     await verified(backup, source)
-    const created = await deps.instances.createFor(em, actor, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
+    const created = await deps.instances.createFor({ em, actor }, { name: request.name, subdomain: request.subdomain, erp_version: backup.erpVersion, backend: source.backend }, 'restoring', async (tx, instance) => {
       activity.record(tx, actor, { type: 'backup.restore_requested', title: `New instance ${instance.name} from backup #${backup.id} of ${source.name} requested`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
       await tx.flush()
       const data: RestoreJobData = { backupId: backup.id, tenantId: actor.tenantId, action: 'restore', instanceId: instance.id, targetInstanceId: instance.id }
@@ -80,7 +81,7 @@ export function createRestoreService (deps: RestoreServiceDeps) {
   }
 
   return {
-    async restore (em: EntityManager, actor: Actor, instanceId: number, backupId: number, request: RestoreRequest): Promise<RestoreOutcome> {
+    async restore ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, backupId: number, request: RestoreRequest): Promise<RestoreOutcome> {
       requireAdmin(actor, 'restore backups')
       const backup = await deps.backups.backupOf(em, instanceId, backupId)
       const instance = await em.findOne(Instance, instanceId)

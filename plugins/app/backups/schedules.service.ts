@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { BackupSchedule } from './backup-schedule.entity.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface ScheduleView {
   instance_id: number
@@ -35,13 +35,13 @@ export function createSchedulesService ({ activity }: { activity: ActivityServic
   }
 
   return {
-    async getSchedule (em: EntityManager, _actor: Actor, instanceId: number): Promise<ScheduleView> {
+    async getSchedule ({ em }: Pick<CallScope, 'em'>, instanceId: number): Promise<ScheduleView> {
       await instanceOf(em, instanceId)
       return view(instanceId, await em.findOne(BackupSchedule, { instance: instanceId }))
     },
 
     /** Sets the whole schedule (admin); the next scheduler pass follows it. */
-    async putSchedule (em: EntityManager, actor: Actor, instanceId: number, input: ScheduleInput): Promise<ScheduleView> {
+    async putSchedule ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, input: ScheduleInput): Promise<ScheduleView> {
       requireAdmin(actor, 'change backup schedules')
       const instance = await instanceOf(em, instanceId)
       return em.transactional(async (tx) => {

@@ -1,8 +1,6 @@
 import { toMajor } from '../../../lib/money.ts'
 import type { DashboardRow } from './dashboard.queries.ts'
 
-const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
-
 export function subscriptionBlock (row: DashboardRow) {
   if (row.sub_id === null || row.sub_currency === null) return null
   return {
@@ -10,10 +8,10 @@ export function subscriptionBlock (row: DashboardRow) {
     plan: { id: row.sub_plan_id, code: row.sub_plan_code, name: row.sub_plan_name },
     status: row.sub_status,
     billing_cycle: row.sub_cycle,
-    renewal_date: iso(row.sub_renewal),
-    trial_ends_at: iso(row.sub_trial_ends_at),
-    amount: toMajor(Number(row.sub_amount ?? 0), row.sub_currency),
-    amount_due: toMajor(Number(row.sub_amount_due ?? 0), row.sub_currency),
+    renewal_date: row.sub_renewal,
+    trial_ends_at: row.sub_trial_ends_at,
+    amount: toMajor(row.sub_amount ?? 0, row.sub_currency),
+    amount_due: toMajor(row.sub_amount_due ?? 0, row.sub_currency),
     currency: row.sub_currency,
     limits: { users: row.sub_users, instances: row.sub_instances, workers: row.sub_workers, storage: row.sub_storage }
   }

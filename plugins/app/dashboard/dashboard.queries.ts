@@ -1,3 +1,4 @@
+import { isoUtc } from '../../../lib/sql.ts'
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import { ACTIVITY_COLUMNS, type ActivityRow } from '../activity/activity.queries.ts'
 import { SUBSCRIPTION_BINDS } from '../limits/limits.service.ts'
@@ -13,8 +14,8 @@ export const DASHBOARD: TenantStatement = {
   text: `
 SELECT t.name, t.subdomain, t.status,
   s.id AS sub_id, s.status AS sub_status, s.billing_cycle AS sub_cycle, s.users AS sub_users, s.storage AS sub_storage,
-  s.workers AS sub_workers, s.instances AS sub_instances, s.currency AS sub_currency, s.amount AS sub_amount,
-  s.amount_due AS sub_amount_due, s.current_period_end AS sub_renewal, s.trial_ends_at AS sub_trial_ends_at,
+  s.workers AS sub_workers, s.instances AS sub_instances, s.currency AS sub_currency, s.amount::float8 AS sub_amount,
+  s.amount_due::float8 AS sub_amount_due, ${isoUtc('s.current_period_end')} AS sub_renewal, ${isoUtc('s.trial_ends_at')} AS sub_trial_ends_at,
   sp.id AS sub_plan_id, sp.code AS sub_plan_code, sp.name AS sub_plan_name, coalesce(${SUBSCRIPTION_BINDS}, false) AS sub_binds,
   c.id AS conf_id, c.plan_id AS conf_plan_id, c.users AS conf_users, c.storage AS conf_storage,
   c.workers AS conf_workers, c.instances AS conf_instances, c.billing_cycle AS conf_cycle,
@@ -28,7 +29,7 @@ SELECT t.name, t.subdomain, t.status,
     SELECT id, name, subdomain, erp_version, backend, state FROM instances WHERE tenant_id = $1 AND state <> ${sqlStates(['deleted'])}
   ) i) AS instances,
   (SELECT coalesce(json_agg(a ORDER BY a.id DESC), '[]'::json) FROM (
-    SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE tenant_id = $1 ORDER BY id DESC LIMIT 10
+    SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE tenant_id = $1 ORDER BY activities.id DESC LIMIT 10
   ) a) AS activities
 FROM tenants t
 LEFT JOIN subscriptions s ON s.tenant_id = t.id
@@ -55,10 +56,12 @@ export interface DashboardRow {
   sub_workers: number | null
   sub_instances: number | null
   sub_currency: string | null
-  sub_amount: string | number | null
-  sub_amount_due: string | number | null
-  sub_renewal: Date | string | null
-  sub_trial_ends_at: Date | string | null
+  /** bigint minor units, read as float8 (the entity's number). */
+  sub_amount: number | null
+  sub_amount_due: number | null
+  /** ISO 8601, UTC (`isoUtc`). */
+  sub_renewal: string | null
+  sub_trial_ends_at: string | null
   sub_plan_id: number | null
   sub_plan_code: string | null
   sub_plan_name: string | null

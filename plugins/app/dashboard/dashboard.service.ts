@@ -1,9 +1,8 @@
-import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { PRODUCT_VERSION } from '../../../lib/version.ts'
-import { toActivityView } from '../activity/activity.service.ts'
 import { INSTANCE_STATES, type InstanceState } from '../instances/instance.entity.ts'
 import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard-billing.ts'
 import { DASHBOARD, type DashboardRow } from './dashboard.queries.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')
 
@@ -15,7 +14,7 @@ export function createDashboardService () {
      * tenant has. `read` is `auth.sessionSql` for a request (the token checked
      * in that same statement) or `callerSql` for an authenticated actor.
      */
-    async get (read: CallerSql) {
+    async get ({ read }: Pick<CallScope, 'read'>) {
       const { actor, rows: [row] } = await read<DashboardRow>(DASHBOARD)
       if (row === undefined) throw new Error(`Tenant ${actor.tenantId} vanished during an authenticated request`)
       const { instances } = row
@@ -38,7 +37,7 @@ export function createDashboardService () {
           instances: { total: instances.length, by_state: byState },
           usage: usageBlock(row, instances.filter((i) => i.state !== 'deleting').length)
         },
-        activities: row.activities.map(toActivityView)
+        activities: row.activities
       }
     }
   }

@@ -1,9 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Actor } from '../../../lib/actor.ts'
 import { defineError } from '../../../lib/errors.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
-import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
+import type { TenantStatement } from '../../../lib/tenant-sql.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
@@ -12,6 +11,7 @@ import { ErpModule, type ModuleEdition } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
 import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module-queue.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
 export const ModuleVersionMismatch = defineError('MODULE_ERP_VERSION_MISMATCH', 'The module is written for another ERP version', 409)
@@ -68,7 +68,7 @@ export function createErpModulesService (deps: {
 
   return {
     /** One statement, the caller's check included (`read`): a read path polled while installs run. */
-    async list (read: CallerSql, instanceId: number): Promise<InstanceModuleView[]> {
+    async list ({ read }: Pick<CallScope, 'read'>, instanceId: number): Promise<InstanceModuleView[]> {
       const { rows } = await read<InstanceModuleRow>(LIST_INSTANCE_MODULES, [instanceId])
       if (rows.length === 0) throw InstanceNotFound()
       return rows.filter((row) => row.module_id !== null).map((row) => ({
@@ -85,7 +85,7 @@ export function createErpModulesService (deps: {
      * Admin only. Records the assignment in `queued` and queues its install (`created: true`);
      * a module already assigned is left as it is (`created: false`).
      */
-    async assign (em: EntityManager, actor: Actor, instanceId: number, moduleId: number): Promise<{ module: InstanceModuleView, created: boolean }> {
+    async assign ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, moduleId: number): Promise<{ module: InstanceModuleView, created: boolean }> {
       requireAdmin(actor, 'install modules')
       const instance = await instanceOf(em, instanceId)
       // The shared catalog, or a module one of this company's synced addon sources provides; another

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { Actor } from '../../../lib/actor.ts'
 import { normalizeEmail } from '../../../lib/email.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Jobs } from '../../external/jobs.ts'
@@ -12,6 +11,7 @@ import { User, type UserRole } from '../users/user.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { ERP_USER_QUEUE, type ErpUserJobData } from './erp-user-queue.ts'
 import { ROLE_GROUP_XML_IDS, roleOf, type ErpUserRole } from './erp-roles.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface ErpUserView {
   id: number
@@ -48,7 +48,7 @@ export function createErpUsersService (deps: ErpUsersDeps) {
 
   return {
     /** The ERP's users, live (bounded by ERP_CALL_TIMEOUT_SECONDS); 503 ERP_UNAVAILABLE unless running. */
-    async list (em: EntityManager, _actor: Actor, instanceId: number): Promise<ErpUserView[]> {
+    async list ({ em }: Pick<CallScope, 'em'>, instanceId: number): Promise<ErpUserView[]> {
       const instance = await instanceOf(em, instanceId)
       return access.withErp(em, instance, async (erp) => {
         const [users, groups] = await Promise.all([erp.listUsers(), erp.groupIds(ROLE_GROUP_XML_IDS)])
@@ -61,13 +61,13 @@ export function createErpUsersService (deps: ErpUsersDeps) {
      * ERP user is created when they accept, which takes a user seat); a member of the company has
      * their ERP user created now, as a job, without a new seat.
      */
-    async invite (em: EntityManager, actor: Actor, instanceId: number, input: { email: string, name: string, role: UserRole }): Promise<InstanceInviteResult> {
+    async invite ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, input: { email: string, name: string, role: UserRole }): Promise<InstanceInviteResult> {
       requireAdmin(actor, 'invite users to an instance')
       const instance = await instanceOf(em, instanceId)
       const email = normalizeEmail(input.email)
       const member = await em.findOne(User, { email })
       if (member === null) {
-        const invitation = await invitations.invite(em, actor, { email, name: input.name, role: input.role, instance_id: instance.id })
+        const invitation = await invitations.invite({ em, actor }, { email, name: input.name, role: input.role, instance_id: instance.id })
         return { invitation, erp_user: 'pending_acceptance' }
       }
       await em.transactional(async (tx) => {

@@ -6,14 +6,14 @@ import { sqlStates, STEADY_STATES } from './instance-states.ts'
 export const LIST_INSTANCES: TenantStatement = {
   name: 'instances-list',
   text: `
-SELECT id, name, subdomain, erp_version, backend, state, status, status_message,
+SELECT id::float8 AS id, name, subdomain, erp_version, backend, state, status, status_message,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
 FROM instances
 WHERE tenant_id = $1 AND state <> ${sqlStates(['deleted'])}
 ORDER BY created_at DESC, id`
 }
 
-const STATUS_COLUMNS = `id, state, coalesce(status, state) AS status,
+const STATUS_COLUMNS = `id::float8 AS id, state, coalesce(status, state) AS status,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at`
 
 /** One instance's state, for polling and the MCP status tool: $1 the tenant, $2 the instance; no backend call. */
@@ -22,9 +22,9 @@ export const INSTANCE_STATUS: TenantStatement = {
   text: `SELECT ${STATUS_COLUMNS} FROM instances WHERE tenant_id = $1 AND id = $2::bigint`
 }
 
-/** pg reads bigint as a string (it may exceed 2^53 in general), JSON as a number; the views turn both into numbers. */
+/** The bigint id is read as float8: a number both straight from pg and through JSON (exact below 2^53, as the API's ids). */
 export interface InstanceSummaryRow {
-  id: string | number
+  id: number
   name: string
   subdomain: string
   erp_version: string
@@ -37,7 +37,7 @@ export interface InstanceSummaryRow {
 }
 
 export interface InstanceStatusRow {
-  id: string | number
+  id: number
   state: InstanceState
   status: InstanceState
   /** ISO 8601 with microseconds, UTC: the ETag's clock, so it must change with every update. */

@@ -64,7 +64,7 @@ export function minuteStamp (date: Date | null | undefined): string | null {
 
 export function toInstanceSummary (row: InstanceSummaryRow, domain: string): InstanceSummaryView {
   return {
-    id: Number(row.id),
+    id: row.id,
     name: row.name,
     url: instanceUrl(row.subdomain, domain),
     subdomain: row.subdomain,
@@ -108,5 +108,5 @@ export function toInstanceDetail (instance: Instance, extra: {
 }
 
 export function toInstanceStatus (row: InstanceStatusRow): InstanceStatusView {
-  return { id: Number(row.id), state: row.state, status: row.status, updated_at: row.updated_at }
+  return { id: row.id, state: row.state, status: row.status, updated_at: row.updated_at }
 }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import type { Sql } from '../../../lib/sql.ts'
-import { tenantSql, type CallerSql } from '../../../lib/tenant-sql.ts'
+import { tenantSql } from '../../../lib/tenant-sql.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
@@ -21,6 +21,7 @@ import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound } from './instances.errors.ts'
 import { INSTANCE_QUEUE, type InstanceJobData } from './instance-queue.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InstancesServiceDeps {
   sql: Sql
@@ -110,12 +111,12 @@ export function createInstancesService (deps: InstancesServiceDeps) {
   }
 
   return {
-    async list (actor: Actor): Promise<InstanceSummaryView[]> {
+    async list ({ actor }: Pick<CallScope, 'actor'>): Promise<InstanceSummaryView[]> {
       const rows = await tenantSql(sql, actor.tenantId)<InstanceSummaryRow>(LIST_INSTANCES)
       return rows.map((row) => toInstanceSummary(row, instancesDomain))
     },
 
-    async get (em: EntityManager, _actor: Actor, id: number): Promise<InstanceDetailView> {
+    async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {
       return detail(await load(em, id))
     },
 
@@ -123,14 +124,14 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * The state alone, no backend call: for polling (`read` checks the token in
      * the same statement, one round trip) and the MCP status tool.
      */
-    async status (read: CallerSql, id: number): Promise<InstanceStatusView> {
+    async status ({ read }: Pick<CallScope, 'read'>, id: number): Promise<InstanceStatusView> {
       const { rows: [row] } = await read<InstanceStatusRow>(INSTANCE_STATUS, [id])
       if (row === undefined) throw InstanceNotFound()
       return toInstanceStatus(row)
     },
 
     /** Records the instance in `provisioning` and queues its provisioning job in the same transaction. */
-    async create (em: EntityManager, actor: Actor, input: NewInstanceInput): Promise<InstanceDetailView> {
+    async create ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: NewInstanceInput): Promise<InstanceDetailView> {
       const instance = await record(em, actor, input, 'provisioning', (tx, created) => queue(tx, created, 'provision'))
       jobs.wake(INSTANCE_QUEUE)
       return detail(instance)
@@ -140,7 +141,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * Records an instance that another job brings to life (restored from a backup): in `state`,
      * counted against the plan's slots like any other, with `enqueue` run in the same transaction.
      */
-    async createFor (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<InstanceDetailView> {
+    async createFor ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: NewInstanceInput, state: 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<InstanceDetailView> {
       return detail(await record(em, actor, input, state, enqueue))
     },
 
@@ -148,7 +149,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
      * Start, stop, restart or delete: `queued` when a job will do it; not queued
      * when the instance is already there (or on its way). 409 during another transition.
      */
-    async request (em: EntityManager, actor: Actor, id: number, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
+    async request ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
       if (action === 'delete') requireAdmin(actor, 'delete instances')
       // The backend check can take seconds (a network call), so it is made before
       // the row lock, which the instance's job needs for its own state moves. An

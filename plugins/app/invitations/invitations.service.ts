@@ -18,6 +18,7 @@ import { toInvitationView, type InvitationView } from './invitation.view.ts'
 import { createInvitationAcceptance, type AcceptanceDeps } from './invitation-acceptance.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { InvitationNotFound, InvitationNotPending, InvitationPending } from './invitations.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InvitationsServiceDeps extends AcceptanceDeps {
   activity: ActivityService
@@ -79,7 +80,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
     ...createInvitationAcceptance(deps),
 
     /** Creates a pending invitation and queues its e-mail; the e-mail failing never undoes it. */
-    async invite (em: EntityManager, actor: Actor, input: InviteInput): Promise<InvitationView> {
+    async invite ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: InviteInput): Promise<InvitationView> {
       requireAdmin(actor, 'invite users')
       const email = normalizeEmail(input.email)
       let instance: Instance | null = null
@@ -135,7 +136,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
     },
 
     /** Pending invitations (expired ones included, marked `expired`), newest first. */
-    async list (em: EntityManager, actor: Actor, page: { page: number, per_page: number }) {
+    async list ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, page: { page: number, per_page: number }) {
       requireAdmin(actor, 'list invitations')
       const [rows, total] = await em.findAndCount(Invitation, { status: 'pending' }, {
         populate: ['invitedBy'],
@@ -147,7 +148,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
     },
 
     /** A new link (the old one stops working at once), a renewed expiry, and a new e-mail. */
-    async resend (em: EntityManager, actor: Actor, id: string): Promise<InvitationView> {
+    async resend ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: string): Promise<InvitationView> {
       requireAdmin(actor, 'resend invitations')
       const { token, tokenHash } = newInvitationToken()
       const now = new Date()
@@ -165,7 +166,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
     },
 
     /** The link then answers INVITATION_CANCELLED; an unsent e-mail is dropped. */
-    async cancel (em: EntityManager, actor: Actor, id: string): Promise<InvitationView> {
+    async cancel ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: string): Promise<InvitationView> {
       requireAdmin(actor, 'cancel invitations')
       await em.transactional(async (tx) => {
         const invitation = await lockPending(tx, id)

@@ -5,13 +5,14 @@ import type { InstanceState } from '../instances/instance.entity.ts'
 export const INSTANCE_LOG_TARGET: TenantStatement = {
   name: 'logs-instance-target',
   text: `
-SELECT i.id, i.uid, i.subdomain, i.backend, i.state, t.subdomain AS tenant_subdomain
+SELECT i.id::float8 AS id, i.uid, i.subdomain, i.backend, i.state, t.subdomain AS tenant_subdomain
 FROM instances i JOIN tenants t ON t.id = i.tenant_id
 WHERE i.tenant_id = $1 AND i.id = $2::bigint`
 }
 
 export interface InstanceLogTargetRow {
-  id: string | number
+  /** bigint, read as float8 (exact below 2^53, as the API's ids). */
+  id: number
   uid: string
   subdomain: string
   backend: 'docker' | 'kubernetes'

@@ -11,6 +11,7 @@ import type { LogHub, LogTarget, Viewer } from './log-hub.ts'
 import { LogStreamTokenInvalid } from './logs.errors.ts'
 import { INSTANCE_LOG_TARGET, type InstanceLogTargetRow } from './logs.queries.ts'
 import type { StreamTokens } from './stream-token.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export type LogStreamName = 'all' | 'stdout' | 'stderr'
 
@@ -73,9 +74,9 @@ export function createLogsService (deps: LogsServiceDeps) {
 
   return {
     /** The last lines, oldest first. A deleted instance, or one the backend has nothing of, answers an empty list and says why. */
-    async read (actor: UserActor, id: number, query: LogsQueryInput): Promise<LogsView> {
+    async read ({ actor }: Pick<CallScope<UserActor>, 'actor'>, id: number, query: LogsQueryInput): Promise<LogsView> {
       const row = await ownTarget(actor, id)
-      const instanceId = Number(row.id)
+      const instanceId = row.id
       if (row.state === 'deleted') return { instance_id: instanceId, lines: [], message: 'The instance was deleted; its logs went with it.' }
       const stream = query.stream ?? 'all'
       let lines: LogLine[] | undefined
@@ -94,10 +95,10 @@ export function createLogsService (deps: LogsServiceDeps) {
     },
 
     /** A token that opens this instance's live stream, for this user's session only, within `expires_in` seconds. */
-    async streamToken (actor: UserActor, id: number): Promise<{ token: string, expires_in: number, stream_url: string }> {
+    async streamToken ({ actor }: Pick<CallScope<UserActor>, 'actor'>, id: number): Promise<{ token: string, expires_in: number, stream_url: string }> {
       const row = await ownTarget(actor, id)
       if (row.state === 'deleted') throw InstanceDeleted('The instance was deleted; it has no live log')
-      const token = tokens.sign({ instanceId: Number(row.id), userId: actor.userId, tenantId: actor.tenantId, sessionId: actor.sessionId })
+      const token = tokens.sign({ instanceId: row.id, userId: actor.userId, tenantId: actor.tenantId, sessionId: actor.sessionId })
       return {
         token,
         expires_in: tokens.ttlSeconds,

@@ -12,9 +12,9 @@ const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 export const CURRENT_METRICS: TenantStatement = {
   name: 'metrics-current',
   text: `
-SELECT i.id, i.uid, i.subdomain, i.backend, i.state, i.memory_mb AS memory_limit_mb, i.cpu_millicores, i.storage_gb,
+SELECT i.id::float8 AS id, i.uid, i.subdomain, i.backend, i.state, i.memory_mb AS memory_limit_mb, i.cpu_millicores, i.storage_gb,
   t.subdomain AS tenant_subdomain,
-  ${ISO('s.sampled_at')} AS sampled_at, extract(epoch FROM now() - s.sampled_at) * 1000 AS age_ms,
+  ${ISO('s.sampled_at')} AS sampled_at, (extract(epoch FROM now() - s.sampled_at) * 1000)::float8 AS age_ms,
   s.cpu_cores, s.memory_mb, s.database_mb, s.volume_mb, s.volume_capacity_mb
 FROM instances i
 JOIN tenants t ON t.id = i.tenant_id
@@ -26,7 +26,8 @@ WHERE i.tenant_id = $1 AND i.id = $2::bigint`
 }
 
 export interface CurrentMetricsRow {
-  id: string | number
+  /** bigint, read as float8 (exact below 2^53, as the API's ids). */
+  id: number
   uid: string
   subdomain: string
   backend: 'docker' | 'kubernetes'
@@ -36,7 +37,7 @@ export interface CurrentMetricsRow {
   storage_gb: number
   tenant_subdomain: string
   sampled_at: string | null
-  age_ms: number | string | null
+  age_ms: number | null
   cpu_cores: number | null
   memory_mb: number | null
   database_mb: number | null

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { CallerSql } from '../../../lib/tenant-sql.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { firstWholeBucket, resolveRange } from './history-range.ts'
 import { MetricsUnavailable } from './metrics.errors.ts'
@@ -7,6 +6,7 @@ import { CURRENT_METRICS, METRICS_HISTORY, type CurrentMetricsRow, type HistoryC
 import { countBefore, createSettledHistory, joinColumns, joinItems, NO_COLUMNS, sliceColumns, sliceItems, type SettledPart } from './settled-history.ts'
 import { isoTimeItems, toMetricsView, type HistoryAnswer, type MetricsView, type UsageNumbers } from './metrics.view.ts'
 import type { UsageReader } from './usage-reading.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 /** How long a request waits for the backend before it serves the last sample (stale) or 503. */
 export const LIVE_TIMEOUT_MS = 2000
@@ -73,13 +73,13 @@ export function createMetricsService (deps: MetricsServiceDeps) {
      * last sample is served with `stale: true`, or METRICS_UNAVAILABLE (503) when there is none.
      * An instance that is not running uses no CPU or memory; its storage is still read.
      */
-    async current (read: CallerSql, id: number): Promise<MetricsView> {
+    async current ({ read }: Pick<CallScope, 'read'>, id: number): Promise<MetricsView> {
       const { actor, rows: [row] } = await read<CurrentMetricsRow>(CURRENT_METRICS, [id])
       if (row === undefined) throw InstanceNotFound()
       const running = row.state === 'running'
       const limits = { memoryMb: row.memory_limit_mb, cpuMillicores: row.cpu_millicores, storageGb: row.storage_gb }
       const view = (usage: UsageNumbers, sampledAt: string, source: 'sample' | 'live', stale: boolean): MetricsView => toMetricsView({
-        id: Number(row.id),
+        id: row.id,
         state: row.state,
         sampledAt,
         source,
@@ -87,7 +87,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
         usage: running ? usage : { ...usage, cpuCores: 0, memoryMb: 0 },
         limits
       })
-      if (row.sampled_at !== null && Number(row.age_ms) < freshMs) return view(storedUsage(row), row.sampled_at, 'sample', false)
+      if (row.sampled_at !== null && row.age_ms !== null && row.age_ms < freshMs) return view(storedUsage(row), row.sampled_at, 'sample', false)
 
       const sizes = reader.databaseSizes([row.uid], timeoutMs)
       let usage: Omit<UsageNumbers, 'databaseMb'>
@@ -113,7 +113,7 @@ export function createMetricsService (deps: MetricsServiceDeps) {
      * the buckets already settled are kept per instance and step (settled-history.ts), and only
      * what lies before and after them is read again.
      */
-    async history (read: CallerSql, id: number, query: HistoryQuery): Promise<HistoryAnswer> {
+    async history ({ read }: Pick<CallScope, 'read'>, id: number, query: HistoryQuery): Promise<HistoryAnswer> {
       const range = resolveRange(query, new Date())
       const firstBucketMs = firstWholeBucket(range)
       // Instance ids are never reused; whether this caller may read the instance is the statement's check.

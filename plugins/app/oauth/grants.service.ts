@@ -4,6 +4,7 @@ import type { Actor, UserActor } from '../../../lib/actor.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { GrantNotFound } from './oauth.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface GrantView {
   id: string
@@ -34,13 +35,13 @@ const who = (actor: Actor) => actor.kind === 'system' ? 'System' : actor.name
  */
 export function createGrantsService ({ sql, activity }: { sql: Sql, activity: ActivityService }) {
   return {
-    async list (actor: UserActor): Promise<GrantView[]> {
+    async list ({ actor }: Pick<CallScope<UserActor>, 'actor'>): Promise<GrantView[]> {
       const rows = await sql<GrantRow>({ ...LIST_GRANTS, values: [actor.userId] })
       return rows.map(toGrantView)
     },
 
     /** Disconnects an agent: the grant and every token and code issued under it. */
-    async revoke (em: EntityManager, actor: UserActor, grantId: string): Promise<void> {
+    async revoke ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, grantId: string): Promise<void> {
       await em.transactional(async (tx) => {
         const [row] = await tx.execute<GrantRow[]>(FIND_GRANT, [actor.userId, grantId], 'all')
         if (row === undefined) throw GrantNotFound()

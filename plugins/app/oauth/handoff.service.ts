@@ -1,5 +1,7 @@
 import { handoffRedirectUrl, hashHandoffCode, newHandoffCode, secretMatches } from '../../../auth-server/grant-store.ts'
 import type { Sql } from '../../../lib/sql.ts'
+import type { UserActor } from '../../../lib/actor.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 import { AccountDisabled, TenantSuspended } from '../auth/auth.errors.ts'
 import { HandoffCodeInvalid, HandoffSecretInvalid } from './oauth.errors.ts'
 
@@ -50,7 +52,7 @@ FROM consumed c JOIN users u ON u.id = c.user_id JOIN tenants t ON t.id = c.tena
 export function createHandoffService ({ sql, baseUrl, ttlSeconds, secret }: HandoffServiceDeps) {
   return {
     /** A one-time code for a signed-in person and the authorization transaction they are finishing. */
-    async mint (who: { userId: string, tenantId: string }, transaction: string): Promise<{ handoff_code: string, redirect_url: string }> {
+    async mint ({ actor: who }: Pick<CallScope<UserActor>, 'actor'>, transaction: string): Promise<{ handoff_code: string, redirect_url: string }> {
       const { code, codeHash } = newHandoffCode()
       await sql({ ...MINT, values: [who.tenantId, who.userId, codeHash, transaction, ttlSeconds] })
       return { handoff_code: code, redirect_url: handoffRedirectUrl(baseUrl, transaction, code) }

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { MikroORM } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Actor, SystemActor } from '../../../lib/actor.ts'
+import type { SystemActor } from '../../../lib/actor.ts'
 import { minorDigits } from '../../../lib/money.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
 import { ACROSS_TENANTS, scopedEntityManager } from '../../../database/tenancy.ts'
@@ -16,6 +16,7 @@ import type { PaymentEvent } from './payment-provider.ts'
 import type { PaymentProviders } from './payment-providers.ts'
 import { Payment } from './payment.entity.ts'
 import { PaymentProviderNotFound, PaymentReferenceUnknown, WebhookSignatureInvalid } from './payments.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface WebhookOutcome {
   /** The provider already told us about this transaction: nothing changed. */
@@ -110,7 +111,7 @@ export function createPaymentsService ({ orm, providers, subscriptions, activity
     receive,
 
     /** Portal: an admin pays one of their own company's references in the sandbox. */
-    async sandboxPay (em: EntityManager, actor: Actor, input: { reference: string, amount?: number }): Promise<WebhookOutcome> {
+    async sandboxPay ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: { reference: string, amount?: number }): Promise<WebhookOutcome> {
       requireAdmin(actor, 'make sandbox payments')
       if (providers.sandbox === undefined) throw PaymentProviderNotFound('The sandbox payment provider is not enabled (PAYMENT_PROVIDERS)')
       const subscription = await em.findOne(Subscription, { tenant: actor.tenantId, paymentReference: input.reference })

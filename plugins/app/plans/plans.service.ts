@@ -6,6 +6,7 @@ import { PlanNotFound } from './plans.errors.ts'
 import { ACTIVE_PLANS, TENANT_PLAN_STATE, toPlanRecord, type PlanRow, type TenantPlanStateRow } from './plans.queries.ts'
 import { buildRecommendation, type Recommendation } from './recommendation.ts'
 import { normaliseRecommendationQuery, queryValidationError, type RawRecommendationQuery } from './recommendation-request.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 /**
  * The plan catalog, read with one prepared statement (a handful of rows, so
@@ -69,7 +70,7 @@ export function createPlansService ({ sql }: { sql: Sql }) {
      * catalog statement only when the catalog changed since it was last read;
      * then pure computation. Pricing is never computed from a stale catalog.
      */
-    async recommend (actor: UserActor, query: RawRecommendationQuery): Promise<Recommendation> {
+    async recommend ({ actor }: Pick<CallScope<UserActor>, 'actor'>, query: RawRecommendationQuery): Promise<Recommendation> {
       const normalised = normaliseRecommendationQuery(query)
       if (!normalised.ok) throw queryValidationError(normalised.errors)
       const [state] = await tenantSql(sql, actor.tenantId)<TenantPlanStateRow>(TENANT_PLAN_STATE)

@@ -7,6 +7,7 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import { TenantSettings } from './tenant-settings.entity.ts'
 import { parseSettingsUpdate, type SettingsChange, type SettingsUpdate } from './settings-validation.ts'
 import { loadSettingsView, toSettingsView, type SettingsView } from './settings.view.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface SettingsServiceDeps {
   activity: ActivityService
@@ -32,7 +33,7 @@ function actorName (actor: Actor): string {
 export function createSettingsService ({ activity }: SettingsServiceDeps) {
   return {
     /** Any member may read the company settings. `em` is scoped to the actor's tenant. */
-    async get (em: EntityManager, actor: Actor): Promise<SettingsView> {
+    async get ({ em, actor }: Pick<CallScope, 'em' | 'actor'>): Promise<SettingsView> {
       return loadSettingsView(em, actor.tenantId)
     },
 
@@ -42,7 +43,7 @@ export function createSettingsService ({ activity }: SettingsServiceDeps) {
      * activity record commit together. Values equal to the current ones are not
      * changes: an update that changes nothing records no activity.
      */
-    async update (em: EntityManager, actor: Actor, input: SettingsUpdate): Promise<SettingsView> {
+    async update ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: SettingsUpdate): Promise<SettingsView> {
       requireAdmin(actor, 'change company settings')
       const changes = parseSettingsUpdate(input)
       const rename = changes.find((c) => c.target === 'tenantName')

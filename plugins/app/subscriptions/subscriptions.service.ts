@@ -18,6 +18,7 @@ import { lockSubscription, retryOnce } from './subscription-lock.ts'
 import { Subscription, type SubscriptionStatus } from './subscription.entity.ts'
 import { formatMoney, loadSubscriptionView, toConfigurationView, type ConfigurationView, type SubscriptionView } from './subscription.view.ts'
 import { NothingToConfirm, PaymentRequired, PlanNotTrial, SubscriptionNotFound, SubscriptionPlanMismatch, TrialAlreadyUsed } from './subscriptions.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 const DAY_MS = 86_400_000
 
@@ -82,14 +83,14 @@ export function createSubscriptionsService ({ activity }: { activity: ActivitySe
   return {
     settle,
 
-    async current (em: EntityManager, actor: Actor): Promise<SubscriptionView> {
+    async current ({ em, actor }: Pick<CallScope, 'em' | 'actor'>): Promise<SubscriptionView> {
       const subscription = await em.findOne(Subscription, { tenant: actor.tenantId })
       if (subscription === null) throw SubscriptionNotFound()
       return loadSubscriptionView(em, subscription)
     },
 
     /** Stores (or replaces) the plan and quantities chosen ahead of checkout, and prices them. */
-    async selectPlan (em: EntityManager, actor: Actor, input: SelectPlanInput): Promise<{ configuration: ConfigurationView, quote: PricingView }> {
+    async selectPlan ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: SelectPlanInput): Promise<{ configuration: ConfigurationView, quote: PricingView }> {
       requireAdmin(actor, 'choose the plan')
       const plan = await findCheckoutPlan(em, input.planId)
       const { users, storage, workers, instances, billingCycle } = input
@@ -118,7 +119,7 @@ export function createSubscriptionsService ({ activity }: { activity: ActivitySe
      * payment under a fresh reference; a free price activates at once.
      * Repeating it with nothing changed keeps the pending reference.
      */
-    async subscribe (em: EntityManager, actor: Actor, input: { planId: number, billingCycle: BillingCycle }): Promise<{ subscription: SubscriptionView, quote: PricingView }> {
+    async subscribe ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: { planId: number, billingCycle: BillingCycle }): Promise<{ subscription: SubscriptionView, quote: PricingView }> {
       requireAdmin(actor, 'subscribe')
       const plan = await findCheckoutPlan(em, input.planId)
       const { billingCycle } = input
@@ -146,7 +147,7 @@ export function createSubscriptionsService ({ activity }: { activity: ActivitySe
     },
 
     /** Finalises checkout once the payment provider has confirmed the payment (see settle). */
-    async confirm (em: EntityManager, actor: Actor, input: { planId: number }): Promise<SubscriptionView> {
+    async confirm ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: { planId: number }): Promise<SubscriptionView> {
       requireAdmin(actor, 'confirm the subscription')
       return em.transactional(async (tx) => {
         const subscription = await requireSubscription(tx, actor.tenantId)
@@ -160,7 +161,7 @@ export function createSubscriptionsService ({ activity }: { activity: ActivitySe
     },
 
     /** The tenant's one free trial, on a trial plan, for the plan's trial_days. */
-    async startTrial (em: EntityManager, actor: Actor, input: { planId: number }): Promise<SubscriptionView> {
+    async startTrial ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: { planId: number }): Promise<SubscriptionView> {
       requireAdmin(actor, 'start a trial')
       const plan = await findActivePlan(em, input.planId)
       if (!plan.isTrial || plan.trialDays < 1) throw PlanNotTrial(`${plan.name} has no free trial; choose a trial plan`, { plan_id: plan.id })

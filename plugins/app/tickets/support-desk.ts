@@ -75,17 +75,17 @@ export function createSupportDesk ({ tickets }: { tickets: TicketsService }) {
 
     async show (root: EntityManager, ticketId: string): Promise<TicketInTenant> {
       const { tenant, em } = await locate(root, ticketId)
-      return { tenant, ticket: await tickets.get(em, { kind: 'system', tenantId: tenant.id, job: 'support' }, ticketId) }
+      return { tenant, ticket: await tickets.get({ em }, ticketId) }
     },
 
     async reply (root: EntityManager, ticketId: string, staffName: string, message: string): Promise<TicketInTenant> {
       const { tenant, em } = await locate(root, ticketId)
-      return { tenant, ticket: await tickets.reply(em, supportActor(tenant.id, staffName), ticketId, { message }) }
+      return { tenant, ticket: await tickets.reply({ em, actor: supportActor(tenant.id, staffName) }, ticketId, { message }) }
     },
 
     async close (root: EntityManager, ticketId: string, staffName: string): Promise<TicketInTenant> {
       const { tenant, em } = await locate(root, ticketId)
-      return { tenant, ticket: await tickets.close(em, supportActor(tenant.id, staffName), ticketId) }
+      return { tenant, ticket: await tickets.close({ em, actor: supportActor(tenant.id, staffName) }, ticketId) }
     }
   }
 }

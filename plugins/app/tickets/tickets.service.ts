@@ -13,6 +13,7 @@ import { LIMITS, checkPriority, checkStatus, cleanText, supportStaffName } from 
 import { toTicketDetail, toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket.view.ts'
 import { TicketAlreadyClosed } from './tickets.errors.ts'
 import { countMessages } from './message-counts.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface TicketListQuery {
   page: number
@@ -77,7 +78,7 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
 
   return {
     /** Tenant-wide: every member (admin or user) sees all of the company's tickets, newest activity first. */
-    async list (em: EntityManager, _actor: Actor, query: TicketListQuery): Promise<{ tickets: TicketSummaryView[], pagination: PageInfo }> {
+    async list ({ em }: Pick<CallScope, 'em'>, query: TicketListQuery): Promise<{ tickets: TicketSummaryView[], pagination: PageInfo }> {
       const where: FilterQuery<Ticket> = {}
       if (query.status !== undefined) where.status = checkStatus(query.status)
       if (query.priority !== undefined) where.priority = checkPriority(query.priority)
@@ -94,12 +95,12 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
       }
     },
 
-    get (em: EntityManager, _actor: Actor, id: string): Promise<TicketDetailView> {
+    get ({ em }: Pick<CallScope, 'em'>, id: string): Promise<TicketDetailView> {
       return detail(em, id)
     },
 
     /** Any member of the tenant may open a ticket. */
-    async create (em: EntityManager, actor: UserActor, input: NewTicketInput): Promise<TicketDetailView> {
+    async create ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, input: NewTicketInput): Promise<TicketDetailView> {
       const speaker = speakerOf(actor)
       if (speaker.kind !== 'customer') throw Forbidden('Tickets are opened by portal users')
       const subject = cleanText('subject', input.subject, LIMITS.subject)
@@ -121,7 +122,7 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
      * Adds a message. Who speaks decides the effect: a portal user's message sets
      * `open` (and reopens a closed ticket), a support message sets `answered`.
      */
-    async reply (em: EntityManager, actor: Actor, id: string, input: { message: string }): Promise<TicketDetailView> {
+    async reply ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: string, input: { message: string }): Promise<TicketDetailView> {
       const speaker = speakerOf(actor)
       const message = cleanText('message', input.message, LIMITS.text)
       await em.transactional(async (tx) => {
@@ -149,7 +150,7 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
     },
 
     /** Support staff only; closing twice is a 409 rather than a second activity record. */
-    async close (em: EntityManager, actor: Actor, id: string): Promise<TicketDetailView> {
+    async close ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: string): Promise<TicketDetailView> {
       const speaker = speakerOf(actor)
       if (speaker.kind !== 'support') throw Forbidden('Only support staff can close tickets')
       await em.transactional(async (tx) => {

@@ -12,6 +12,7 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import { EmailTaken } from '../tenants/tenants.errors.ts'
 import { User, type UserRole } from './user.entity.ts'
 import { CannotDeactivateSelf, LastAdmin, UserNotFound } from './users.errors.ts'
+import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface UserView {
   id: string
@@ -56,15 +57,15 @@ export function createUsersService ({ activity, limits }: { activity: ActivitySe
 
   return {
     /** Any member may see the roster in the portal. */
-    list,
+    list: async ({ em }: Pick<CallScope, 'em'>): Promise<UserView[]> => await list(em),
 
     /** The roster for agents, whose team tools are admin-only (MCP `list_users`). */
-    async listAsAdmin (em: EntityManager, actor: UserActor): Promise<UserView[]> {
+    async listAsAdmin ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>): Promise<UserView[]> {
       requireAdmin(actor, 'list the team through an agent')
       return list(em)
     },
 
-    async create (em: EntityManager, actor: UserActor, input: { email: string, name: string, password: string }): Promise<UserView> {
+    async create ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, input: { email: string, name: string, password: string }): Promise<UserView> {
       requireAdmin(actor, 'add users')
       const email = normalizeEmail(input.email)
       assertPasswordPolicy(input.password, email)
@@ -93,7 +94,7 @@ export function createUsersService ({ activity, limits }: { activity: ActivitySe
     },
 
     /** Soft deactivation: the record stays, its sessions end at once. */
-    async deactivate (em: EntityManager, actor: UserActor, id: string): Promise<UserView> {
+    async deactivate ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, id: string): Promise<UserView> {
       requireAdmin(actor, 'deactivate users')
       return em.transactional(async (tx) => {
         await lockTenant(tx, actor.tenantId)
@@ -109,7 +110,7 @@ export function createUsersService ({ activity, limits }: { activity: ActivitySe
       })
     },
 
-    async setRole (em: EntityManager, actor: UserActor, id: string, role: UserRole): Promise<UserView> {
+    async setRole ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, id: string, role: UserRole): Promise<UserView> {
       requireAdmin(actor, 'change roles')
       return em.transactional(async (tx) => {
         await lockTenant(tx, actor.tenantId)

@@ -17,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { limit, before, type, instance_id: instanceId } = request.query
     return {
       success: true as const,
-      ...await fastify.activity.list(fastify.auth.sessionSql(request), {
+      ...await fastify.activity.list(request.scope, {
         limit,
         ...(before === undefined ? {} : { before }),
         ...(type === undefined ? {} : { type }),

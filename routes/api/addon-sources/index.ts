@@ -13,7 +13,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Oldest first, each with its sync state, last commit and the modules found. Credentials are never returned.',
       response: responses({ 200: AddonSourceListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, addon_sources: await addonSources.list(request.em, request.actor) }))
+  }, async (request) => ({ success: true as const, addon_sources: await addonSources.list(request.scope) }))
 
   fastify.post('', {
     schema: {
@@ -26,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: CreateAddonSourceBody,
       response: responses({ 201: AddonSourceResponse }, [...AUTHENTICATED, 403, 409, 413, 415])
     }
-  }, async (request, reply) => reply.code(201).send({ success: true as const, addon_source: await addonSources.create(request.em, request.actor, request.body) }))
+  }, async (request, reply) => reply.code(201).send({ success: true as const, addon_source: await addonSources.create(request.scope, request.body) }))
 
   fastify.get('/:id', {
     schema: {
@@ -36,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: AddonSourceParams,
       response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, addon_source: await addonSources.get(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, addon_source: await addonSources.get(request.scope, request.params.id) }))
 
   fastify.put('/:id', {
     schema: {
@@ -49,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: UpdateAddonSourceBody,
       response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
     }
-  }, async (request) => ({ success: true as const, addon_source: await addonSources.update(request.em, request.actor, request.params.id, request.body) }))
+  }, async (request) => ({ success: true as const, addon_source: await addonSources.update(request.scope, request.params.id, request.body) }))
 
   fastify.delete('/:id', {
     schema: {
@@ -63,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
     }
   }, async (request) => {
-    await addonSources.remove(request.em, request.actor, request.params.id)
+    await addonSources.remove(request.scope, request.params.id)
     return { success: true as const }
   })
 
@@ -79,7 +79,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: AddonSourceParams,
       response: responses({ 202: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 503])
     }
-  }, async (request, reply) => reply.code(202).send({ success: true as const, addon_source: await addonSources.sync(request.em, request.actor, request.params.id) }))
+  }, async (request, reply) => reply.code(202).send({ success: true as const, addon_source: await addonSources.sync(request.scope, request.params.id) }))
 }
 
 export default routes

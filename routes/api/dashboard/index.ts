@@ -12,7 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Company, user, subscription and configuration, instances, statistics and the latest 10 activities. One SQL statement (the token check included), however much data the company has.',
       response: responses({ 200: DashboardResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(fastify.auth.sessionSql(request)) }))
+  }, async (request) => ({ success: true as const, dashboard: await fastify.dashboard.get(request.scope) }))
 }
 
 export default routes

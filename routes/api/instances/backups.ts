@@ -22,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 202: BackupResponse }, [...AUTHENTICATED, 404, 409, 503])
     }
   }, async (request, reply) => {
-    const backup = await backups.create(request.em, request.actor, request.params.id)
+    const backup = await backups.archives.create(request.scope, request.params.id)
     return reply.code(202).send({ success: true as const, backup })
   })
 
@@ -38,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => {
     const page = pageOf(request.query)
-    return { success: true as const, ...await backups.list(request.em, request.actor, request.params.id, page), ...page }
+    return { success: true as const, ...await backups.archives.list(request.scope, request.params.id, page), ...page }
   })
 
   fastify.get('/:id/backups/:backup_id', {
@@ -50,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       response: responses({ 200: BackupResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, backup: await backups.get(request.em, request.actor, request.params.id, request.params.backup_id) }))
+  }, async (request) => ({ success: true as const, backup: await backups.archives.get(request.scope, request.params.id, request.params.backup_id) }))
 
   fastify.get('/:id/backups/:backup_id/download', {
     schema: {
@@ -68,7 +68,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       produces: ['application/x-tar', 'application/json'],
       response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416, 429, 502])
     }
-  }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archive(request.em, request.actor, request.params.id, request.params.backup_id)))
+  }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archives.archive(request.scope, request.params.id, request.params.backup_id)))
 
   fastify.post('/:id/backups/:backup_id/download-token', {
     schema: {
@@ -80,7 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409])
     }
-  }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.em, request.actor, request.params.id, request.params.backup_id) }))
+  }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.scope, request.params.id, request.params.backup_id) }))
 
   fastify.get('/:id/backups/:backup_id/download-by-token', {
     config: { auth: 'none' }, // the download token in the query is the credential (a browser link sends no header)
@@ -97,8 +97,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416, 429, 502])
     }
   }, async (request, reply) => {
-    const { em, actor } = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
-    return sendArchive(reply, request.headers.range, await backups.archive(em, actor, request.params.id, request.params.backup_id))
+    const scope = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
+    return sendArchive(reply, request.headers.range, await backups.archives.archive(scope, request.params.id, request.params.backup_id))
   })
 
   fastify.get('/:id/backup-schedule', {
@@ -110,7 +110,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, schedule: await backups.getSchedule(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, schedule: await backups.schedules.getSchedule(request.scope, request.params.id) }))
 
   fastify.put('/:id/backup-schedule', {
     schema: {
@@ -123,7 +123,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: BackupScheduleBody,
       response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
     }
-  }, async (request) => ({ success: true as const, schedule: await backups.putSchedule(request.em, request.actor, request.params.id, request.body) }))
+  }, async (request) => ({ success: true as const, schedule: await backups.schedules.putSchedule(request.scope, request.params.id, request.body) }))
 
   async function sendArchive (reply: FastifyReply, rangeHeader: string | undefined, archive: Archive) {
     let range
@@ -164,7 +164,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503])
     }
   }, async (request, reply) => {
-    const outcome = await backups.restore(request.em, request.actor, request.params.id, request.params.backup_id, request.body)
+    const outcome = await backups.restores.restore(request.scope, request.params.id, request.params.backup_id, request.body)
     return reply.code(202).send({ success: true as const, ...outcome })
   })
 
@@ -178,7 +178,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
     }
   }, async (request) => {
-    await backups.remove(request.em, request.actor, request.params.id, request.params.backup_id)
+    await backups.archives.remove(request.scope, request.params.id, request.params.backup_id)
     return { success: true as const }
   })
 }

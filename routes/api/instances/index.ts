@@ -25,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Every instance but deleted ones, newest first. For details (resources, database) ask for one instance.',
       response: responses({ 200: InstanceListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, instances: await fastify.instances.list(request.actor) }))
+  }, async (request) => ({ success: true as const, instances: await fastify.instances.list(request.scope) }))
 
   fastify.post('/create', {
     schema: {
@@ -37,7 +37,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 202: InstanceResponse }, [...AUTHENTICATED, 402, 409, 413, 415, 503])
     }
   }, async (request, reply) => {
-    const instance = await fastify.instances.create(request.em, request.actor, request.body)
+    const instance = await fastify.instances.create(request.scope, request.body)
     return reply.code(202).send({ success: true as const, instance })
   })
 
@@ -50,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: InstanceResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.scope, request.params.id) }))
 
   fastify.get('/:id/status', {
     config: { auth: 'portal-inline' },
@@ -64,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
     }
   }, async (request, reply) => {
-    const status = await fastify.instances.status(fastify.auth.sessionSql(request), request.params.id)
+    const status = await fastify.instances.status(request.scope, request.params.id)
     const etag = `"${status.updated_at}-${status.state}-${status.status}"`
     reply.header('etag', etag).header('cache-control', 'private, no-cache')
     if (request.headers['if-none-match'] === etag) return reply.code(304).send(null)
@@ -82,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, ACTION_ERRORS)
       }
     }, async (request, reply) => {
-      const outcome = await fastify.instances.request(request.em, request.actor, request.params.id, action)
+      const outcome = await fastify.instances.request(request.scope, request.params.id, action)
       return reply.code(outcome.queued ? 202 : 200).send({ success: true as const, ...outcome })
     })
   }
@@ -97,7 +97,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, 403])
     }
   }, async (request, reply) => {
-    const outcome = await fastify.instances.request(request.em, request.actor, request.params.id, 'delete')
+    const outcome = await fastify.instances.request(request.scope, request.params.id, 'delete')
     return reply.code(outcome.queued ? 202 : 200).send({ success: true as const, ...outcome })
   })
 

@@ -20,7 +20,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: LogsQuery,
       response: responses({ 200: LogsResponse }, [...AUTHENTICATED, 404, 503])
     }
-  }, async (request) => ({ success: true as const, ...await fastify.logs.read(request.actor, request.params.id, request.query) }))
+  }, async (request) => ({ success: true as const, ...await fastify.logs.read(request.scope, request.params.id, request.query) }))
 
   fastify.get('/:id/logs/stream-token', {
     schema: {
@@ -32,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: LogStreamTokenResponse }, [...AUTHENTICATED, 404, 409])
     }
-  }, async (request) => ({ success: true as const, ...await fastify.logs.streamToken(request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, ...await fastify.logs.streamToken(request.scope, request.params.id) }))
 
   fastify.get('/:id/logs/stream', {
     config: { auth: 'none' }, // the stream token in the query is the credential (EventSource sends no headers)

@@ -18,7 +18,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: InstanceMetricsResponse }, [...AUTHENTICATED, 404, 503])
     }
-  }, async (request) => ({ success: true as const, metrics: await fastify.metrics.current(fastify.auth.sessionSql(request), request.params.id) }))
+  }, async (request) => ({ success: true as const, metrics: await fastify.metrics.current(request.scope, request.params.id) }))
 
   fastify.get('/:id/metrics/history', {
     config: { auth: 'portal-inline' },
@@ -35,7 +35,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     // Up to 10,000 numbers, rendered by the statement: written as they come, not parsed and re-serialised.
-    const answer = await fastify.metrics.history(fastify.auth.sessionSql(request), request.params.id, request.query)
+    const answer = await fastify.metrics.history(request.scope, request.params.id, request.query)
     return await reply.type('application/json; charset=utf-8').send(historyResponseJson(answer))
   })
 }

@@ -16,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, modules: await erp.modules.list(fastify.auth.sessionSql(request), request.params.id) }))
+  }, async (request) => ({ success: true as const, modules: await erp.modules.list(request.scope, request.params.id) }))
 
   fastify.post('/:id/modules', {
     schema: {
@@ -33,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
     }
   }, async (request, reply) => {
-    const { module, created } = await erp.modules.assign(request.em, request.actor, request.params.id, request.body.module_id)
+    const { module, created } = await erp.modules.assign(request.scope, request.params.id, request.body.module_id)
     return reply.code(created ? 202 : 200).send({ success: true as const, module })
   })
 }

@@ -16,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       response: responses({ 200: ErpUserListResponse }, [...AUTHENTICATED, 404, 502, 503])
     }
-  }, async (request) => ({ success: true as const, users: await erp.users.list(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, users: await erp.users.list(request.scope, request.params.id) }))
 
   fastify.post('/:id/users/invite', {
     schema: {
@@ -32,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 202: InstanceInviteResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
     }
   }, async (request, reply) => {
-    const result = await erp.users.invite(request.em, request.actor, request.params.id, request.body)
+    const result = await erp.users.invite(request.scope, request.params.id, request.body)
     return reply.code(202).send({ success: true as const, ...result })
   })
 }

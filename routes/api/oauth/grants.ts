@@ -13,7 +13,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'The OAuth grants the caller gave to agents (MCP clients), newest first, with when each was connected and last issued a token.',
       response: responses({ 200: GrantListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, grants: await grants.list(request.actor) }))
+  }, async (request) => ({ success: true as const, grants: await grants.list(request.scope) }))
 
   fastify.delete('/grants/:id', {
     schema: {
@@ -26,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 404])
     }
   }, async (request) => {
-    await grants.revoke(request.em, request.actor, request.params.id)
+    await grants.revoke(request.scope, request.params.id)
     return { success: true as const }
   })
 }

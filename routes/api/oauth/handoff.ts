@@ -20,7 +20,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: HandoffBody,
       response: responses({ 200: HandoffResponse }, [...AUTHENTICATED, 413, 415, 429])
     }
-  }, async (request) => ({ success: true as const, ...await handoff.mint(request.actor, request.body.oauth_transaction) }))
+  }, async (request) => ({ success: true as const, ...await handoff.mint(request.scope, request.body.oauth_transaction) }))
 
   fastify.post('/handoff/consume', {
     config: { auth: 'none' },

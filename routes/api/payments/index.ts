@@ -55,7 +55,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({
     success: true as const,
-    ...await payments.sandboxPay(request.em, request.actor, { reference: request.body.payment_reference, amount: request.body.amount })
+    ...await payments.sandboxPay(request.scope, { reference: request.body.payment_reference, amount: request.body.amount })
   }))
 }
 

@@ -11,7 +11,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Company details and notification preferences of the caller\'s company. Any member may read them.',
       response: responses({ 200: SettingsResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, settings: await fastify.settings.get(request.em, request.actor) }))
+  }, async (request) => ({ success: true as const, settings: await fastify.settings.get(request.scope) }))
 
   fastify.put('/update', {
     schema: {
@@ -24,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: SettingsUpdateBody,
       response: responses({ 200: SettingsResponse }, [...AUTHENTICATED, 403, 413, 415])
     }
-  }, async (request) => ({ success: true as const, settings: await fastify.settings.update(request.em, request.actor, request.body) }))
+  }, async (request) => ({ success: true as const, settings: await fastify.settings.update(request.scope, request.body) }))
 }
 
 export default routes

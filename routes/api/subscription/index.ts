@@ -21,7 +21,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Plan, status, quantities, money (major units) and dates; `renewal_date` is the end of the current period. 404 SUBSCRIPTION_NOT_FOUND before the first subscription or trial.',
       response: responses({ 200: SubscriptionResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, subscription: await subscriptions.current(request.em, request.actor) }))
+  }, async (request) => ({ success: true as const, subscription: await subscriptions.current(request.scope) }))
 
   fastify.post('/select-plan', {
     schema: {
@@ -34,7 +34,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => {
     const { plan_id: planId, billing_cycle: billingCycle, users, storage, workers, instances } = request.body
-    return { success: true as const, ...await subscriptions.selectPlan(request.em, request.actor, { planId, billingCycle, users, storage, workers, instances }) }
+    return { success: true as const, ...await subscriptions.selectPlan(request.scope, { planId, billingCycle, users, storage, workers, instances }) }
   })
 
   fastify.post('/subscribe', {
@@ -46,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: SubscribeBody,
       response: responses({ 200: SubscribeResponse }, [...bodyErrors, 404, 409])
     }
-  }, async (request) => ({ success: true as const, ...await subscriptions.subscribe(request.em, request.actor, { planId: request.body.plan_id, billingCycle: request.body.billing_cycle }) }))
+  }, async (request) => ({ success: true as const, ...await subscriptions.subscribe(request.scope, { planId: request.body.plan_id, billingCycle: request.body.billing_cycle }) }))
 
   fastify.post('/confirm', {
     schema: {
@@ -57,7 +57,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PlanIdBody,
       response: responses({ 200: SubscriptionResponse }, [...bodyErrors, 402, 404, 409])
     }
-  }, async (request) => ({ success: true as const, subscription: await subscriptions.confirm(request.em, request.actor, { planId: request.body.plan_id }) }))
+  }, async (request) => ({ success: true as const, subscription: await subscriptions.confirm(request.scope, { planId: request.body.plan_id }) }))
 
   fastify.post('/demo', {
     schema: {
@@ -68,7 +68,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: PlanIdBody,
       response: responses({ 200: SubscriptionResponse }, [...bodyErrors, 404, 409])
     }
-  }, async (request) => ({ success: true as const, subscription: await subscriptions.startTrial(request.em, request.actor, { planId: request.body.plan_id }) }))
+  }, async (request) => ({ success: true as const, subscription: await subscriptions.startTrial(request.scope, { planId: request.body.plan_id }) }))
 
   await fastify.register(recommendation)
 }

@@ -13,7 +13,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: RecommendationQuery,
       response: responses({ 200: RecommendationResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, ...await fastify.plans.recommend(request.actor, request.query) }))
+  }, async (request) => ({ success: true as const, ...await fastify.plans.recommend(request.scope, request.query) }))
 }
 
 export default routes

@@ -17,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => {
     const { status, priority, page = 1, per_page: perPage = 25 } = request.query
-    return { success: true as const, ...await fastify.tickets.list(request.em, request.actor, { status, priority, page, perPage }) }
+    return { success: true as const, ...await fastify.tickets.list(request.scope, { status, priority, page, perPage }) }
   })
 
   fastify.post('/create', {
@@ -31,7 +31,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 201: TicketResponse }, BODY_ERRORS)
     }
   }, async (request, reply) => {
-    const ticket = await fastify.tickets.create(request.em, request.actor, request.body)
+    const ticket = await fastify.tickets.create(request.scope, request.body)
     return reply.code(201).send({ success: true as const, ticket })
   })
 
@@ -44,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: IdParams,
       response: responses({ 200: TicketResponse }, [...AUTHENTICATED, 404])
     }
-  }, async (request) => ({ success: true as const, ticket: await fastify.tickets.get(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, ticket: await fastify.tickets.get(request.scope, request.params.id) }))
 
   fastify.post('/:id/reply', {
     preValidation: trimBodyStrings,
@@ -59,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request) => ({
     success: true as const,
-    ticket: await fastify.tickets.reply(request.em, request.actor, request.params.id, request.body)
+    ticket: await fastify.tickets.reply(request.scope, request.params.id, request.body)
   }))
 }
 

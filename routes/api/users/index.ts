@@ -12,7 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Every member, active ones first. Any member may list.',
       response: responses({ 200: UserListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, users: await fastify.users.list(request.em) }))
+  }, async (request) => ({ success: true as const, users: await fastify.users.list(request.scope) }))
 
   fastify.post('/create', {
     schema: {
@@ -24,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: responses({ 201: UserResponse }, [401, 403, 409])
     }
   }, async (request, reply) => {
-    const user = await fastify.users.create(request.em, request.actor, request.body)
+    const user = await fastify.users.create(request.scope, request.body)
     return reply.code(201).send({ success: true as const, user })
   })
 
@@ -37,7 +37,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: IdParams,
       response: responses({ 200: UserResponse }, [401, 403, 404, 409])
     }
-  }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.scope, request.params.id) }))
 
   fastify.put('/:id/role', {
     schema: {
@@ -49,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       body: SetRoleBody,
       response: responses({ 200: UserResponse }, [401, 403, 404, 409])
     }
-  }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.em, request.actor, request.params.id, request.body.role) }))
+  }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.scope, request.params.id, request.body.role) }))
 
   await fastify.register(invitations)
 }

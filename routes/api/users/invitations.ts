@@ -48,7 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     fastify.post(url, {
       schema: { ...inviteSchema, operationId, summary }
     }, async (request, reply) => {
-      const invitation = await invitations.invite(request.em, request.actor, request.body)
+      const invitation = await invitations.invite(request.scope, request.body)
       return reply.code(201).send({ success: true as const, invitation })
     })
   }
@@ -62,7 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: InvitationListQuery,
       response: responses({ 200: InvitationListResponse }, ADMIN)
     }
-  }, async (request) => ({ success: true as const, ...await invitations.list(request.em, request.actor, pageOf(request.query)) }))
+  }, async (request) => ({ success: true as const, ...await invitations.list(request.scope, pageOf(request.query)) }))
 
   fastify.post('/invitation/:id/resend', {
     preValidation: resendLimit,
@@ -74,7 +74,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InvitationIdParams,
       response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429])
     }
-  }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.scope, request.params.id) }))
 
   fastify.post('/invitation/:id/cancel', {
     schema: {
@@ -85,7 +85,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InvitationIdParams,
       response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409])
     }
-  }, async (request) => ({ success: true as const, invitation: await invitations.cancel(request.em, request.actor, request.params.id) }))
+  }, async (request) => ({ success: true as const, invitation: await invitations.cancel(request.scope, request.params.id) }))
 
   fastify.get('/invitation/:token', {
     config: { auth: 'none' },

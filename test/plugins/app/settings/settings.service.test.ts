@@ -38,7 +38,7 @@ t.test('a system job may change settings; the activity credits the job', async (
   const { app, orm } = await build(t)
   const account = await signup(app)
   const actor: SystemActor = { kind: 'system', tenantId: account.user.tenant_id, job: 'import' }
-  const view = await app.settings.update(scopedEntityManager(orm.em, actor.tenantId), actor, { company: { country: 'nl', language: 'nl-nl' }, notifications: { tickets: false } })
+  const view = await app.settings.update({ em: scopedEntityManager(orm.em, actor.tenantId), actor }, { company: { country: 'nl', language: 'nl-nl' }, notifications: { tickets: false } })
   t.equal(view.company.country, 'NL')
   t.equal(view.company.language, 'nl-NL')
   t.equal(view.notifications.tickets, false)

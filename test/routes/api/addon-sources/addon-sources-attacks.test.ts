@@ -58,12 +58,12 @@ t.test('a host name that resolves to a private address is refused, at registrati
     syncStaleMs: 60_000
   })
   const em = scopedEntityManager(app.orm.em, admin.user.tenant_id)
-  await t.rejects(service.create(em, actor, { repository_url: 'https://git.example.test/acme/addons.git', branch: 'main' }),
+  await t.rejects(service.create({ em, actor }, { repository_url: 'https://git.example.test/acme/addons.git', branch: 'main' }),
     { code: 'ADDON_SOURCE_ADDRESS_REFUSED', message: /git\.example\.test is at 10\.0\.0\.1, a private/ })
   t.same(resolved, ['git.example.test'], 'the guard resolved the name itself')
   // DNS rebinding: public at registration, private by the time of the sync.
   answers.set('rebind.example.test', '93.184.215.14')
-  const source = await service.create(em, actor, { repository_url: 'https://rebind.example.test/acme/addons.git', branch: 'main' })
+  const source = await service.create({ em, actor }, { repository_url: 'https://rebind.example.test/acme/addons.git', branch: 'main' })
   t.equal(source.state, 'pending')
   answers.set('rebind.example.test', '10.0.0.1')
   const { sourceAddress } = await import('../../../../plugins/app/addon-sources/source-address.ts')

@@ -53,7 +53,7 @@ t.test('the scheduler takes one scheduled backup per day once the hour has come'
   await put(a, admin.token, id, { enabled: true, hour_utc: 10, keep_daily: 7, keep_weekly: 4 })
   await put(a, admin.token, off, { enabled: false, hour_utc: 0, keep_daily: 7, keep_weekly: 4 })
   let now = new Date('2026-11-25T09:59:00Z')
-  const scheduler = createBackupScheduler({ em: a.orm.em, sql: a.sql, backups: a.backups, log: a.log, now: () => now })
+  const scheduler = createBackupScheduler({ em: a.orm.em, sql: a.sql, backups: a.backups.archives, log: a.log, now: () => now })
   const scheduled = async () => a.sql<{ instance_id: number, kind: string }>({ text: "SELECT instance_id::int, kind FROM backups WHERE kind = 'scheduled' ORDER BY id", values: [] })
 
   t.match(await scheduler.run(), { started: 0 }, 'before its hour')
@@ -101,7 +101,7 @@ t.test('retention deletes the scheduled backups outside the policy with their ar
   const lastWeek = await add('scheduled', 'completed', '2026-11-18T02:00:00Z')
   const failed = await add('scheduled', 'failed', '2026-11-20T02:00:00Z')
   const manual = await add('manual', 'completed', '2025-01-01T02:00:00Z')
-  const scheduler = createBackupScheduler({ em: a.orm.em, sql: a.sql, backups: a.backups, log: a.log, now: () => new Date('2026-11-25T12:00:00Z') })
+  const scheduler = createBackupScheduler({ em: a.orm.em, sql: a.sql, backups: a.backups.archives, log: a.log, now: () => new Date('2026-11-25T12:00:00Z') })
   t.same(await scheduler.run(), { started: 0, deleted: 4 })
   const left = (await a.sql<{ id: number }>({ text: 'SELECT id::int FROM backups ORDER BY id', values: [] })).map((r) => r.id)
   t.same(left, [today, yesterday, manual], 'today\'s and yesterday\'s newest (this week\'s is today\'s), and the manual one')

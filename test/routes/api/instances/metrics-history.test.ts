@@ -141,12 +141,12 @@ t.test('settled buckets are kept: a repeated range reads only around them, and a
   }
   /** What a process that kept nothing answers. */
   const firstRead = async (query: { from: string, to: string, step: string }) =>
-    await createMetricsService({ reader: {} as UsageReader, intervalSeconds: 60, log: app.log }).history(callerSql(app.sql, actor), id, query)
+    await createMetricsService({ reader: {} as UsageReader, intervalSeconds: 60, log: app.log }).history({ read: callerSql(app.sql, actor) }, id, query)
   const iso = (ms: number) => new Date(ms).toISOString()
   /** Ranges at 1-hour and 3-hour steps; `from` may sit inside a bucket. */
   const ranges = (fromMs: number) => ['1h', '3h'].map((step) => ({ from: iso(fromMs), to: iso(hourEnd.getTime() + 2 * HOUR), step }))
   const answers = async (fromMs: number) => {
-    for (const range of ranges(fromMs)) t.same(await app.metrics.history(read, id, range), await firstRead(range), `step ${range.step} from ${range.from}: the same buckets and times`)
+    for (const range of ranges(fromMs)) t.same(await app.metrics.history({ read }, id, range), await firstRead(range), `step ${range.step} from ${range.from}: the same buckets and times`)
   }
   const start = hourEnd.getTime() - 3 * 24 * HOUR
 

@@ -63,10 +63,10 @@ t.test('the service enforces who may do what, whatever the entry point', async (
   const em = scopedEntityManager(orm.em, admin.user.tenant_id)
   const user: UserActor = { kind: 'user', userId: admin.user.id, tenantId: admin.user.tenant_id, role: 'admin', email: admin.email, name: 'Ada', sessionId: admin.user.id }
 
-  await t.rejects(app.tickets.close(em, user, ticket.id), { code: 'FORBIDDEN' }, 'portal users cannot close')
-  await t.rejects(app.tickets.reply(em, { kind: 'system', tenantId: admin.user.tenant_id, job: 'billing' }, ticket.id, { message: 'x' }), { code: 'FORBIDDEN' }, 'other system jobs cannot write in tickets')
-  await t.rejects(app.tickets.reply(em, user, ticket.id, { message: '   ' }), { code: 'TICKET_INPUT_INVALID', statusCode: 400 }, 'the service trims and checks lengths itself')
-  await t.rejects(app.tickets.create(em, user, { subject: 'Help me', description: 'x', priority: 'asap' as never }), { code: 'TICKET_INPUT_INVALID', details: { fields: [{ field: 'priority', allowed: ['low', 'normal', 'high', 'urgent'] }] } })
+  await t.rejects(app.tickets.close({ em, actor: user }, ticket.id), { code: 'FORBIDDEN' }, 'portal users cannot close')
+  await t.rejects(app.tickets.reply({ em, actor: { kind: 'system', tenantId: admin.user.tenant_id, job: 'billing' } }, ticket.id, { message: 'x' }), { code: 'FORBIDDEN' }, 'other system jobs cannot write in tickets')
+  await t.rejects(app.tickets.reply({ em, actor: user }, ticket.id, { message: '   ' }), { code: 'TICKET_INPUT_INVALID', statusCode: 400 }, 'the service trims and checks lengths itself')
+  await t.rejects(app.tickets.create({ em, actor: user }, { subject: 'Help me', description: 'x', priority: 'asap' as never }), { code: 'TICKET_INPUT_INVALID', details: { fields: [{ field: 'priority', allowed: ['low', 'normal', 'high', 'urgent'] }] } })
   await t.rejects(app.supportDesk.reply(orm.em, ticket.id, '  ', 'Hello'), { code: 'TICKET_INPUT_INVALID' }, 'support staff must give a name')
   await t.rejects(app.supportDesk.reply(orm.em, ticket.id, 'Sam\u0007', 'Hello'), { code: 'TICKET_INPUT_INVALID' }, 'one line of plain text')
   await t.rejects(app.supportDesk.reply(orm.em, 'not-a-uuid', 'Sam', 'Hello'), { code: 'NOT_FOUND' })
