@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { callerSql } from '../../lib/tenant-sql.ts'
-import { BigInt53, Id } from '../../schemas/common.ts'
+import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
