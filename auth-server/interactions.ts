@@ -37,7 +37,7 @@ export function interactionUrl (options: InteractionUrlOptions) {
 /** The library's error page (`renderError`): a plain explanation, never a stack trace or internals. */
 export async function renderInteractionError (ctx: KoaContextWithOIDC, out: { error?: string, error_description?: string }): Promise<void> {
   const status = typeof ctx.status === 'number' && ctx.status >= 400 ? ctx.status : 400
-  if (out.error === 'session_not_found' || out.error === 'invalid_request' && /expired/.test(out.error_description ?? '')) {
+  if (out.error === 'session_not_found' || (out.error === 'invalid_request' && /expired/.test(out.error_description ?? ''))) {
     return sendError(ctx, status, 'Sign-in request expired',
       `${EXPIRED_MESSAGE} If you signed in from another browser or device, finish the sign-in where you started it.`)
   }

@@ -36,6 +36,7 @@ export async function mintCodes (provider: Provider, request: MintRequest): Prom
   }
   const client = await provider.Client.find(request.clientId)
   if (client === undefined) throw new Error(`unknown client ${request.clientId}`)
+  // oxlint-disable-next-line unicorn/no-new-array -- sized up front, filled by index below
   const minted: MintedCode[] = new Array(request.count)
   let next = 0
   const worker = async () => {

@@ -22,6 +22,7 @@ const setParameter = (key: string, variable: string): string =>
 /** The shell step (POSIX sh) giving the database named by the shell word `database` a copy's identity. */
 export function copyIdentityStep (database: string): string {
   return [
+    // oxlint-disable-next-line no-template-curly-in-string -- ${VAR} here is the shell's
     'if [ "${NEW_DATABASE_IDENTITY:-}" = 1 ]; then',
     '  new_uuid=$(cat /proc/sys/kernel/random/uuid) && new_secret=$(cat /proc/sys/kernel/random/uuid) || exit 1',
     '  case "$new_uuid$new_secret" in *[!0-9a-f-]*|"$new_uuid") echo "no random uuid for the identity of the copy" >&2; exit 1 ;; esac',

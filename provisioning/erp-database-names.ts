@@ -27,4 +27,3 @@ export function erpDatabaseNames (instanceUid: string): ErpDatabaseNames {
 export function erpDatabasePassword (passwordKey: Buffer, instanceUid: string): string {
   return createHmac('sha256', passwordKey).update(canonicalInstanceId(instanceUid)).digest('base64url')
 }
-

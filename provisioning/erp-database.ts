@@ -228,7 +228,7 @@ export function createErpDatabases (options: ErpDatabasesOptions): ErpDatabases 
     async exists (instanceId) {
       const names = erpDatabaseNames(instanceId)
       const { rows } = await pool.query<{ ok: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AND EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS ok`,
+        'SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AND EXISTS (SELECT 1 FROM pg_database WHERE datname = $2) AS ok',
         [names.role, names.database])
       return rows[0]?.ok === true
     },

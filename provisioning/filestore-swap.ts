@@ -40,12 +40,14 @@ export function filestoreRename (from: string, to: string): { FILESTORE_FROM: st
  * folder of that name: the source's attachments are the ones its database refers to). Run in
  * `fail`'s scope, before anything live moved.
  */
+// oxlint-disable-next-line no-template-curly-in-string -- ${VAR} here is the shell's
 const RENAME_FILESTORE = 'if [ -n "${FILESTORE_FROM:-}" ] && [ -n "${FILESTORE_TO:-}" ] && [ "$FILESTORE_FROM" != "$FILESTORE_TO" ]; then ' +
   'case "$FILESTORE_FROM$FILESTORE_TO" in */*|*..*) fail "bad filestore names" ;; esac; ' +
   `if [ -d "${STAGING}/data/filestore/$FILESTORE_FROM" ]; then ` +
   `{ rm -rf -- "${STAGING}/data/filestore/$FILESTORE_TO" && mv -- "${STAGING}/data/filestore/$FILESTORE_FROM" "${STAGING}/data/filestore/$FILESTORE_TO"; } || fail 'cannot rename the restored filestore after the database of the instance'; fi; fi`
 
 /** Every entry of folder $1 but the working folders and the marker, hidden ones included; no match means no line. */
+// oxlint-disable-next-line no-template-curly-in-string -- ${VAR} here is the shell's
 const ENTRIES = 'entries () { for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do case "${f##*/}" in ' +
   `${STAGING}|${OLD}|${ASIDE_COMPLETE}) continue ;; esac; if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\\n' "$f"; fi; done; }`
 
@@ -75,6 +77,7 @@ export const discardStaging = (root: string): string => `cd ${root} && rm -rf --
  * every request. Empty when there is nothing to take: a restore in place keeps its folder as it
  * is, and a root-owned restore gives no owner.
  */
+// oxlint-disable-next-line no-template-curly-in-string -- ${VAR} here is the shell's
 const RESTORED_OWNER = 'owner=""; if [ -n "${FILESTORE_TO:-}" ]; then ' +
   `owner=$(stat -c %u:%g ${STAGING}/data/filestore 2>/dev/null || stat -c %u:%g ${STAGING}/data 2>/dev/null || true); ` +
   'case "$owner" in 0:*|"$(stat -c %u:%g . 2>/dev/null)") owner="" ;; esac; fi'

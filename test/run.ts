@@ -1,6 +1,8 @@
 /**
  * `npm test`: provides PostgreSQL for the suite and runs tap.
  *
+ * - The whole suite (no arguments) starts with `npm run lint` and stops on its errors; a run
+ *   given arguments (test files, tap options) skips the linter, to stay quick.
  * - TEST_DATABASE_URL set: use that server (any database on it for admin work).
  * - otherwise: start an embedded PostgreSQL in a temporary folder, stopped after.
  *
@@ -20,6 +22,14 @@ import { seedCatalogs } from '../database/seed.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { withDatabase } from './support/database.ts'
 import { formatFailures, TapFailureCollector } from './support/tap-failures.ts'
+
+if (process.argv.length === 2) {
+  const lint = await run('npm', ['run', '--silent', 'lint'], process.env)
+  if (lint !== 0) {
+    console.log('# npm run lint found errors (above); `npm run lint:fix` fixes the style ones')
+    process.exit(lint)
+  }
+}
 
 let embedded: EmbeddedDatabase | undefined
 let embeddedDir: string | undefined

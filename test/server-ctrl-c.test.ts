@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import net from 'node:net'
 import t from 'tap'
-import { freePort, ROOT, startServer, waitForReady, type Running } from './support/process.ts'
+import { freePort, startServer, waitForReady, type Running } from './support/process.ts'
 
 t.setTimeout(300_000)
 

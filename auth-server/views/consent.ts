@@ -14,11 +14,13 @@ export interface ConsentPageInput {
 export function renderConsentPage (input: ConsentPageInput): string {
   const client = escapeHtml(input.clientName)
   const { person } = input
+  const publishedBy = input.clientHost === undefined
+    ? ''
+    : `<dt>Published by</dt><dd>${escapeHtml(input.clientHost)} (the application's own description, read from its address)</dd>\n`
   return layout(`Allow ${input.clientName}?`, `<h1>Allow ${client} to access your account?</h1>
 <dl>
 <dt>Application</dt><dd>${client}</dd>
-${input.clientHost === undefined ? '' : `<dt>Published by</dt><dd>${escapeHtml(input.clientHost)} (the application's own description, read from its address)</dd>
-`}<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHost)}</dd>
+${publishedBy}<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHost)}</dd>
 <dt>Signed in as</dt><dd>${escapeHtml(person.name)} (${escapeHtml(person.email)})</dd>
 <dt>Company</dt><dd>${escapeHtml(person.tenantName)}</dd>
 </dl>

@@ -68,6 +68,7 @@ export function addQueueGauges (metrics: ServiceMetrics, options: { pool: pg.Poo
     }
   }
 
+  // oxlint-disable-next-line no-new -- prom-client registers a gauge with the registries it names
   new Gauge({
     name: 'erp_portal_job_queue_depth',
     help: 'Jobs per queue: ready (waiting and due), deferred (waiting for a later start or retry), active (in flight, as of the last supervision pass).',
@@ -83,6 +84,7 @@ export function addQueueGauges (metrics: ServiceMetrics, options: { pool: pg.Poo
       }
     }
   })
+  // oxlint-disable-next-line no-new -- prom-client registers a gauge with the registries it names
   new Gauge({
     name: 'erp_portal_job_queue_oldest_ready_age_seconds',
     help: 'Age of the oldest job waiting that is due to run, per queue (0 when none waits).',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { BigInt53, Id } from '../../schemas/common.ts'
+import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 

@@ -6,7 +6,6 @@ import { defineTool, READ_ONLY } from './tool.ts'
 
 const TicketRef = { ticket_id: Type.String({ ...Id, description: 'The ticket id (from list_tickets)' }) }
 
-
 export const supportTools = [
   defineTool({
     name: 'list_tickets',

@@ -50,8 +50,8 @@ export interface DockerBackendOptions {
   backupImage?: string
 }
 
-export type ResolvedOptions = Required<Omit<DockerBackendOptions, 'instancesDomain' | 'network' | 'command' | 'healthCheck'>> &
-  Pick<DockerBackendOptions, 'instancesDomain' | 'network' | 'command'> & { healthCheck: HealthCheckOptions | null }
+export type ResolvedOptions = Required<Omit<DockerBackendOptions, 'instancesDomain' | 'network' | 'command' | 'healthCheck'>>
+  & Pick<DockerBackendOptions, 'instancesDomain' | 'network' | 'command'> & { healthCheck: HealthCheckOptions | null }
 
 export const DEFAULT_HEALTH_CHECK: HealthCheckOptions = {
   command: ['CMD-SHELL', 'curl -fsS http://127.0.0.1:8069/web/health || exit 1'],

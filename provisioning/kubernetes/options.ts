@@ -61,8 +61,8 @@ export interface KubernetesBackendOptions {
   initPollMs?: number
 }
 
-export type ResolvedOptions = Required<Omit<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>> &
-  Pick<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>
+export type ResolvedOptions = Required<Omit<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>>
+  & Pick<KubernetesBackendOptions, 'storageClass' | 'addonsStorageClass'>
 
 export function resolveOptions (options: KubernetesBackendOptions): ResolvedOptions {
   const callTimeoutMs = options.callTimeoutMs ?? 10_000

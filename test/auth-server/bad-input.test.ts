@@ -15,7 +15,7 @@ async function expectInvalidRequest (t: Test, response: Response, what: string):
 
 t.test('isStorableText: NUL and lone surrogates anywhere, keys included', async (t) => {
   for (const good of ['', 'plain', 'emoji \ud83d\ude00', ['a', { b: 'c' }], 1, null, undefined]) t.ok(isStorableText(good), JSON.stringify(good))
-  for (const bad of ['\0', 'a\u0000b', '\ud800', 'x\udc00', ['ok', '\0'], { nested: { deep: '\ud800' } }, { ['k\0']: 1 }]) t.notOk(isStorableText(bad), JSON.stringify(bad))
+  for (const bad of ['\0', 'a\u0000b', '\ud800', 'x\udc00', ['ok', '\0'], { nested: { deep: '\ud800' } }, { 'k\0': 1 }]) t.notOk(isStorableText(bad), JSON.stringify(bad))
 })
 
 t.test('a NUL or a lone surrogate on the OAuth endpoints is 400 invalid_request, never 500', async (t) => {
@@ -31,7 +31,6 @@ t.test('a NUL or a lone surrogate on the OAuth endpoints is 400 invalid_request,
     await expectInvalidRequest(t, await fetch(`${server.url}/oauth/token`, form({ grant_type: 'refresh_token', client_id: clientId, refresh_token: bad })), `refresh_token ${label}`)
     await expectInvalidRequest(t, await fetch(`${server.url}/oauth/token`, form({ grant_type: 'refresh_token', client_id: bad, refresh_token: 'x' })), `token client_id ${label}`)
     await expectInvalidRequest(t, await fetch(`${server.url}/oauth/revoke`, form({ client_id: clientId, token: bad })), `revoke token ${label}`)
-
 
     const authorize = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams({ client_id: bad, response_type: 'code', scope: 'mcp' })}`, { redirect: 'manual', headers: PROXY_HEADERS })
     t.equal(authorize.status, 400, `authorize client_id ${label}: an error page`)

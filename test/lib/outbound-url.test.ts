@@ -100,8 +100,8 @@ t.test('fetchOutbound against a local HTTPS server', async (t) => {
   await failure(`${server.origin}/ok`, { extraCa: server.ca }, 'address', /localhost is at (127\.0\.0\.1|::1), a loopback address/)
   await failure(`https://127.0.0.1:${server.port}/ok`, { allowHosts: ['localhost'], extraCa: server.ca }, 'address', /loopback/)
   await failure(`https://[::ffff:127.0.0.1]:${server.port}/ok`, open, 'address', /loopback/)
-  await failure(`https://169.254.169.254/latest/meta-data/`, open, 'address', /link-local/)
-  await failure(`https://[fd00:ec2::254]/`, open, 'address', /unique local/)
+  await failure('https://169.254.169.254/latest/meta-data/', open, 'address', /link-local/)
+  await failure('https://[fd00:ec2::254]/', open, 'address', /unique local/)
   await failure(`${server.origin}/ok`, { allowHosts: ['localhost'] }, 'network', /certificate/)
   await failure(`http://localhost:${server.port}/ok`, open, 'url', /scheme must be https/)
 

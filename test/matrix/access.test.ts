@@ -35,7 +35,6 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant, addon_source: String(source?.id) }
 }
 
-
 t.test('every registered route is classified, and every classified route exists', async (t) => {
   const { app } = await build(t)
   const routes = registered(app)

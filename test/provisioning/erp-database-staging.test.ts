@@ -31,7 +31,7 @@ t.test('stage, load, promote; a load that never got promoted leaves the instance
   t.equal(staged.name, `${names.database}_restore`)
   t.equal(staged.user, names.role, 'the instance\'s own role, which the restore connects as')
   t.same(await on(staged.name, "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'"), [{ n: 0 }], 'empty')
-  await on(staged.name, "CREATE TABLE half (x int)") // a load that fails half-way
+  await on(staged.name, 'CREATE TABLE half (x int)') // a load that fails half-way
   t.same(await on(names.database, 'SELECT name FROM partners'), [{ name: 'before' }], 'the instance\'s data untouched')
 
   const again = await dbs.stage(id)

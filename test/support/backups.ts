@@ -68,7 +68,7 @@ export async function inFilestore (subdomain: string, script: string, options: {
   try {
     await container.start()
     const { StatusCode } = await container.wait() as { StatusCode: number }
-    const logs = (await container.logs({ stdout: true, stderr: true }) as unknown as Buffer)
+    const logs = await container.logs({ stdout: true, stderr: true }) as unknown as Buffer
     const text = demuxFrames(logs).text
     if (StatusCode !== 0) throw new Error(`filestore script exited ${StatusCode}: ${text}`)
     return text

@@ -29,7 +29,7 @@ ORDER BY s.instance_id`
 const CLAIM = 'UPDATE backup_schedules SET last_run_on = $2, last_run_at = now() WHERE instance_id = $1 AND last_run_on IS DISTINCT FROM $2 RETURNING instance_id'
 const RELEASE = 'UPDATE backup_schedules SET last_run_on = $3 WHERE instance_id = $1 AND last_run_on = $2'
 const POLICIES = 'SELECT instance_id::int AS instance_id, tenant_id, keep_daily, keep_weekly FROM backup_schedules ORDER BY instance_id'
-const BACKUPS_OF = "SELECT id::int AS id, kind, state, created_at FROM backups WHERE instance_id = $1"
+const BACKUPS_OF = 'SELECT id::int AS id, kind, state, created_at FROM backups WHERE instance_id = $1'
 
 export interface SchedulerDeps {
   em: EntityManager

@@ -5,6 +5,7 @@ import type { ServiceMetrics } from '../../../lib/metrics/service-metrics.ts'
 
 /** Instances by lifecycle state and backend, counted across all tenants when Prometheus scrapes. */
 export function addInstanceGauge (metrics: ServiceMetrics, { sql, log }: { sql: Sql, log: FastifyBaseLogger }): void {
+  // oxlint-disable-next-line no-new -- prom-client registers a gauge with the registries it names
   new Gauge({
     name: 'erp_portal_instances',
     help: 'Instances by lifecycle state and backend (all companies).',

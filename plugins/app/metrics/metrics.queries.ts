@@ -193,4 +193,4 @@ ON CONFLICT (instance_id, hour) DO UPDATE SET samples = excluded.samples,
 /** Raw samples of hours older than $1 days (whole hours: their roll-up has them all). */
 export const PRUNE_SAMPLES = `DELETE FROM metric_samples WHERE sampled_at < date_trunc('hour', now() - make_interval(days => $1))`
 /** Roll-ups older than $1 days. */
-export const PRUNE_HOURS = `DELETE FROM metric_hours WHERE hour < now() - make_interval(days => $1)`
+export const PRUNE_HOURS = 'DELETE FROM metric_hours WHERE hour < now() - make_interval(days => $1)'

@@ -32,7 +32,6 @@ export const TRIAL_EXPIRY_JOB = 'trial-expiry'
 
 /** Ends expired trials; the subscriptions plugin runs it on the `trial-expiry` schedule. */
 export function createTrialSweeper ({ em, subscriptions, log, batchSize = 100 }: TrialSweeperDeps) {
-
   /** One batch in one transaction: claimed, expired and recorded together, or not at all. */
   async function sweepBatch (): Promise<number> {
     return em.fork().transactional(async (tx) => {

@@ -41,6 +41,7 @@ function checkAllowed<T extends string> (field: string, value: unknown, allowed:
  */
 const SUPPORT_JOB_PREFIX = 'support:'
 // A name is one line of plain text: it is shown in threads and activity titles.
+// oxlint-disable-next-line no-control-regex -- control characters are what this finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 
 export function supportActor (tenantId: string, staffName: string): SystemActor {

@@ -53,6 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { target, sessionId } = await fastify.logs.authorizeStream(request.query.token, request.params.id, (claims) => async (statement, values) => fastify.auth.queryAsSession(claims, statement, values))
     const from = fastify.logs.parsePosition(request.headers['last-event-id'] ?? request.query.last_event_id)
     reply.hijack()
+    // oxlint-disable-next-line prefer-const -- onClose below reads it, and may run before subscribe() returns
     let leave: (() => void) | undefined
     let gone = false
     const viewer = openSseViewer(reply.raw, reply.getHeaders(), {

@@ -41,12 +41,15 @@ t.test('without METRICS_TOKEN there is no /metrics on the main port', async (t) 
 })
 
 t.test('the token gates the scrape; the scrape carries requests, instances, queues, jobs, refusals and the process', async (t) => {
-  const { app } = await build(t, { env: { METRICS_TOKEN: TOKEN, JOB_WORKERS: 'false', LOGIN_LIMIT_PER_IP: '1' }, routes: (app) => {
-    void app.jobs.define(METRICS_PROBE, async (job) => {
-      if (job.data.fail === true) throw new Error('probe failure')
-      return 'done'
-    })
-  } })
+  const { app } = await build(t, {
+    env: { METRICS_TOKEN: TOKEN, JOB_WORKERS: 'false', LOGIN_LIMIT_PER_IP: '1' },
+    routes: (app) => {
+      void app.jobs.define(METRICS_PROBE, async (job) => {
+        if (job.data.fail === true) throw new Error('probe failure')
+        return 'done'
+      })
+    }
+  })
   const base = await listening(app)
 
   const anonymous = await fetch(`${base}/metrics`)

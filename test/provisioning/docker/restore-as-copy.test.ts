@@ -61,7 +61,7 @@ docker.test('a copy gets its filestore under its own database name and its own i
   const into = await specOf('cdst', copy)
 
   // The source as the ERP keeps it: parameters in its database, attachments under filestore/<database name>/, web sessions aside.
-  await sql(source, "CREATE TABLE ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL); " +
+  await sql(source, 'CREATE TABLE ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL); ' +
     "INSERT INTO ir_config_parameter (key, value) VALUES ('database.uuid', '11111111-1111-4111-8111-111111111111'), ('database.secret', 'source-secret'), ('database.create_date', '2026-01-01')")
   await onVolume(from.subdomain, `mkdir -p /data/filestore/${source}/3f /data/sessions && echo attachment > /data/filestore/${source}/3f/3fa2 && echo session > /data/sessions/werkzeug_1.sess && echo keep > /data/.hidden`)
   const dump = join(scratch, 'database.dump')

@@ -53,7 +53,7 @@ t.test('while a backup Job\'s pod holds the backup claim, the reader must run on
   t.match(failure, { name: 'ArchiveReadError', reason: 'not-ready', message: /was not ready within 0 s: phase Pending, ImagePullBackOff/ })
   t.same(kube.list('Pod', NS).filter(isReader), [], 'the pod is deleted')
 
-  await t.rejects(backend.clusterBackups.openArchive(spec, `kubernetes:backups-acme/inst-other-0001/backup-3.tar`, { size: 10, backupId: 3 }), TypeError, 'another instance\'s folder is never read')
+  await t.rejects(backend.clusterBackups.openArchive(spec, 'kubernetes:backups-acme/inst-other-0001/backup-3.tar', { size: 10, backupId: 3 }), TypeError, 'another instance\'s folder is never read')
   kube.setPodLogs(NS, 'erp-backup-4', `ERP-BACKUP-RESULT 1 ${'a'.repeat(64)}\n`)
   kube.completeJob(NS, 'erp-backup-4')
   await backingUp

@@ -105,7 +105,7 @@ docker.test('into a new instance: the filestore folder takes the copy\'s databas
   const identity = (database: string) => sql<{ key: string, value: string }>(database, "SELECT key, value FROM ir_config_parameter WHERE key IN ('database.uuid', 'database.secret') ORDER BY key")
   const { live, staged, data, sha256, restore } = await fixture(t, async (data, live) => {
     // As the ERP keeps them: parameters in the database, attachments under filestore/<database name>/, web sessions aside.
-    await sql(live, "CREATE TABLE ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL); " +
+    await sql(live, 'CREATE TABLE ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL); ' +
       "INSERT INTO ir_config_parameter (key, value) VALUES ('database.uuid', '11111111-1111-4111-8111-111111111111'), ('database.secret', 'source-secret'), ('web.base.url', 'https://shop.erp.test')")
     mkdirSync(join(data, 'filestore', live, '3f'), { recursive: true })
     writeFileSync(join(data, 'filestore', live, '3f', '3fa2'), 'attachment\n')

@@ -111,5 +111,5 @@ export class DockerPodRuntime {
   }
 
   /** Waits for the containers being removed. */
-  async settle (): Promise<void> { await Promise.all([...this.#stopping]) }
+  async settle (): Promise<void> { await Promise.all(this.#stopping) }
 }

@@ -156,6 +156,7 @@ t.test('an attempt that fails is retried (the instance keeps its state); the las
 t.test('a started instance is reported running only once beforeRunning (the ERP password step) succeeded; its failure is retried, the last one is an error', async (t) => {
   const seenIn: string[] = []
   let refuse = true
+  // oxlint-disable-next-line prefer-const -- the hook given to setup() reads it; it is set once setup() returns
   let app: FastifyInstance | undefined
   const setUp = await setup(t, async (_em, instance) => {
     seenIn.push((await instanceRow(app!, instance.id)).state)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { backoffMs, createMailDispatcher, type DeliveryJob, type DispatcherTuning } from '../../../../plugins/app/mail/mail-dispatcher.ts'
-import { createMailSealer, type MailSealer } from '../../../../plugins/app/mail/mail-seal.ts'
+import { createMailSealer } from '../../../../plugins/app/mail/mail-seal.ts'
 import { createMailService } from '../../../../plugins/app/mail/mail.service.ts'
 import type { MailTransport, OutgoingMessage } from '../../../../plugins/app/mail/mail-transport.ts'
 import type { Sql } from '../../../../lib/sql.ts'

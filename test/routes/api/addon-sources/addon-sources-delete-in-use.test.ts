@@ -93,7 +93,7 @@ t.test('a commit that drops an installed module: the sync fails naming the insta
   await assign(sales, 'sale_extra', 'installed')
   await assign(sales, 'report_plus', 'failed')
 
-  await repo.commit({ 'sale_extra': null, 'report_plus': null })
+  await repo.commit({ sale_extra: null, report_plus: null })
   await call('POST', `/api/addon-sources/${source.id}/sync`)
   const refused = await waitForSync(call, source.id)
   t.match(refused, { state: 'failed', last_commit: first, error: 'the module sale_extra is no longer in the repository but is installed on Sales' })

@@ -19,7 +19,7 @@ t.test('the home screen in one call', async (t) => {
   await signup(app) // another tenant, invisible here
   const d = await dashboard(app, admin.token)
 
-  t.match(d, { company: 'Acme Dashboards',  email: admin.email, status: 'active', subscription: null, configuration: null })
+  t.match(d, { company: 'Acme Dashboards', email: admin.email, status: 'active', subscription: null, configuration: null })
   t.equal(d.tenant.id, admin.user.tenant_id)
   t.match(d.version, /^\d+\.\d+\.\d+/)
   t.equal(d.instances.length, 3)

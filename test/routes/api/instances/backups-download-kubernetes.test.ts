@@ -18,8 +18,6 @@ import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { backupReaderTestImage } from '../../../support/backup-reader-image.ts'
 import { describeParts, writeArchive } from '../../../../plugins/app/backups/backup-archive.ts'
 
-const READERS = 'erp.portal/purpose=backup-reader'
-
 /** The app with a completed backup whose real archive is on the (host-folder) backup claim. */
 async function withArchive (t: Test) {
   const claimFolders: Record<string, string> = {}

@@ -44,7 +44,7 @@ docker.test('the health check\'s lines are left out of /logs and the live stream
   const logs = async (query = '') => {
     const response = await app.inject({ method: 'GET', url: `/api/instances/${id}/logs${query}`, headers: bearer(admin.token) })
     t.equal(response.statusCode, 200, response.body)
-    return (response.json().lines as Array<{ line: string, stream: string }>)
+    return response.json().lines as Array<{ line: string, stream: string }>
   }
   let all: Array<{ line: string, stream: string }> = []
   for (let i = 0; i < 100 && all.length < 12; i++) { all = await logs(); await new Promise((resolve) => setTimeout(resolve, 50)) }

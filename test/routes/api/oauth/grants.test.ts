@@ -9,7 +9,7 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
 /** Rows as the auth server's adapter writes them. */
 async function insert (app: FastifyInstance, kind: string, id: string, payload: Record<string, unknown>, grantId: string | null = null, expiresIn = 86_400) {
   await app.sql({
-    text: "INSERT INTO oidc_payloads (kind, id, payload, grant_id, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
+    text: 'INSERT INTO oidc_payloads (kind, id, payload, grant_id, expires_at) VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))',
     values: [kind, id, JSON.stringify(payload), grantId, expiresIn]
   })
 }

@@ -116,7 +116,7 @@ t.test('random plans in any currency, priced through the route, keep every invar
       ...pricingViolations(body.pricing), ...pricingMatchesPlan(body.pricing, paid, normalised),
       ...pricingViolations(body.trial.pricing), ...pricingMatchesPlan(body.trial.pricing, trial, normalised)
     ]
-    if (body.recommended_plan.fits !== normalised.users <= paid.maxUsers) problems.push('fits')
+    if (body.recommended_plan.fits !== (normalised.users <= paid.maxUsers)) problems.push('fits')
     if (body.pricing.total !== (req.cycle === 'yearly' ? body.pricing.annual_total : body.pricing.monthly_total)) problems.push('total')
     if (problems.length > 0) throw new Error(`${query} ${JSON.stringify(paid)}: ${problems.join('\n')}`)
   }), { numRuns: 250 })
