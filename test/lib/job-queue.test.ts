@@ -4,12 +4,12 @@ import type { JobWithMetadata } from 'pg-boss'
 import { loadConfig } from '../../config/env.ts'
 import { defineQueue } from '../../lib/job-queue.ts'
 import type { Jobs } from '../../plugins/external/jobs.ts'
-import { ADDON_SYNC_QUEUE } from '../../plugins/app/addon-sources/addon-sync-queue.ts'
-import { BACKUP_QUEUE, type BackupJobData, type RestoreJobData } from '../../plugins/app/backups/backup-queue.ts'
-import { ERP_MODULE_QUEUE } from '../../plugins/app/erp/erp-module-queue.ts'
-import { ERP_USER_QUEUE } from '../../plugins/app/erp/erp-user-queue.ts'
-import { INSTANCE_QUEUE, type InstanceJobData } from '../../plugins/app/instances/instance-queue.ts'
-import { MAIL_QUEUE } from '../../plugins/app/mail/mail-queue.ts'
+import { ADDON_SYNC_QUEUE } from '../../plugins/app/addon-sources/addon-sync.queue.ts'
+import { BACKUP_QUEUE, type BackupJobData, type RestoreJobData } from '../../plugins/app/backups/backup.queue.ts'
+import { ERP_MODULE_QUEUE } from '../../plugins/app/erp/erp-module.queue.ts'
+import { ERP_USER_QUEUE } from '../../plugins/app/erp/erp-user.queue.ts'
+import { INSTANCE_QUEUE, type InstanceJobData } from '../../plugins/app/instances/instance-actions.queue.ts'
+import { MAIL_QUEUE } from '../../plugins/app/mail/mail.queue.ts'
 
 // Numbers unlike each other and unlike the defaults, so a setting read from the wrong variable shows.
 const config = loadConfig({

@@ -43,7 +43,6 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
-
 export function createActivityService () {
   /**
    * Raw, prepared and tenant-bound: the feed is read far more often than it is

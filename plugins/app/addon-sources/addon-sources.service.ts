@@ -15,7 +15,7 @@ import { refuseWhileInstalled } from './source-installs.ts'
 import type { CredentialSealer } from './credential-seal.ts'
 import { sourceAddress } from './source-address.ts'
 import type { AddonStorage } from './addon-storage.ts'
-import { ADDON_SYNC_QUEUE, type AddonSyncJobData } from './addon-sync-queue.ts'
+import { ADDON_SYNC_QUEUE, type AddonSyncJobData } from './addon-sync.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface AddonSourcesServiceDeps {

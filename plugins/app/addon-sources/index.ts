@@ -6,9 +6,9 @@ import type { KubernetesBackend } from '../../../provisioning/kubernetes/index.t
 import { combinedStorage, createLocalAddonStorage, type BackendStorage } from './addon-storage.ts'
 import { createKubeAddonStorage } from './kube-addon-storage.ts'
 import { createAddonSourcesService, type AddonSourcesService } from './addon-sources.service.ts'
-import { ADDON_SYNC_QUEUE } from './addon-sync-queue.ts'
+import { ADDON_SYNC_QUEUE } from './addon-sync.queue.ts'
 import { createCredentialSealer } from './credential-seal.ts'
-import { createSyncJob } from './sync-job.ts'
+import { createSyncJob } from './addon-sync.job.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

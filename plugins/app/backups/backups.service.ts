@@ -16,7 +16,7 @@ import { inStore, type BackupStore } from './backup-store.ts'
 import { toBackupView, type BackupView } from './backup.view.ts'
 import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable } from './backups.errors.ts'
 import type { ByteRange } from './backup-download.ts'
-import { BACKUP_QUEUE, type BackupJobData } from './backup-queue.ts'
+import { BACKUP_QUEUE, type BackupJobData } from './backup.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface BackupsServiceDeps {

@@ -10,7 +10,7 @@ import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { ErpModule, type ModuleEdition } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
-import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module-queue.ts'
+import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)

@@ -9,7 +9,7 @@ import type { InvitationView } from '../invitations/invitation.view.ts'
 import type { InvitationsService } from '../invitations/invitations.service.ts'
 import { User, type UserRole } from '../users/user.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
-import { ERP_USER_QUEUE, type ErpUserJobData } from './erp-user-queue.ts'
+import { ERP_USER_QUEUE, type ErpUserJobData } from './erp-user.queue.ts'
 import { ROLE_GROUP_XML_IDS, roleOf, type ErpUserRole } from './erp-roles.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 

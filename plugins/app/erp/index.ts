@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createErpAccess, type ErpAccess } from './erp-access.ts'
-import { createErpModuleJob } from './erp-module-job.ts'
-import { ERP_MODULE_QUEUE } from './erp-module-queue.ts'
+import { createErpModuleJob } from './erp-module.job.ts'
+import { ERP_MODULE_QUEUE } from './erp-module.queue.ts'
 import { createErpModulesService, type ErpModulesService } from './erp-modules.service.ts'
-import { createErpUserJob } from './erp-user-job.ts'
-import { ERP_USER_QUEUE } from './erp-user-queue.ts'
+import { createErpUserJob } from './erp-user.job.ts'
+import { ERP_USER_QUEUE } from './erp-user.queue.ts'
 import { createErpUsersService, type ErpUsersService } from './erp-users.service.ts'
 
 declare module 'fastify' {

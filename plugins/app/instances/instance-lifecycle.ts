@@ -5,7 +5,7 @@
  * initialised, start, stop, remove, the wait for the backend to show the target state, and the
  * step before an instance is reported running (its ERP administrator's password).
  *
- * The instance jobs (instance-jobs.ts) and the restore job (backups/restore-job.ts) act through
+ * The instance jobs (instance-actions.job.ts) and the restore job (backups/restore.job.ts) act through
  * it, so both follow the same rules: a transient `error` report gets its grace, the wait ends at
  * the ready bound or when the job is aborted, and it ends at once when the instance left the
  * state the job holds it in. Jobs that make an instance from a backup and check it before it is

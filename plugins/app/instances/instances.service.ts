@@ -20,7 +20,7 @@ import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound } from './instances.errors.ts'
-import { INSTANCE_QUEUE, type InstanceJobData } from './instance-queue.ts'
+import { INSTANCE_QUEUE, type InstanceJobData } from './instance-actions.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InstancesServiceDeps {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import { createMailDispatcher, passResult, type PassResult } from './mail-dispatcher.ts'
-import { MAIL_QUEUE, mailTuning } from './mail-queue.ts'
+import { createMailDispatcher, passResult, type PassResult } from './mail-dispatcher.job.ts'
+import { MAIL_QUEUE, mailTuning } from './mail.queue.ts'
 import { createMailSealer } from './mail-seal.ts'
 import { createMailService, type MailService } from './mail.service.ts'
 import { createMailTransport } from './mail-transport.ts'

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { createSubscriptionsService, type SubscriptionsService } from './subscriptions.service.ts'
-import { createTrialSweeper, TRIAL_EXPIRY_JOB, type SweepResult } from './trial-sweeper.ts'
+import { createTrialSweeper, TRIAL_EXPIRY_JOB, type SweepResult } from './trial-sweeper.job.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -4,7 +4,7 @@ import { build } from '../../support/build.ts'
 import { signup } from '../../support/accounts.ts'
 import { recordInstances } from '../../support/instance-rows.ts'
 import { waitFor } from '../../support/invitations-flow.ts'
-import { INSTANCE_QUEUE } from '../../../plugins/app/instances/instance-queue.ts'
+import { INSTANCE_QUEUE } from '../../../plugins/app/instances/instance-actions.queue.ts'
 import { defineQueue } from '../../../lib/job-queue.ts'
 
 // Every log line a job writes carries its job id and, for a job about an instance, the instance id.

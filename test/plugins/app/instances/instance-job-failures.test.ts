@@ -18,11 +18,11 @@ import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
 import { createDockerBackend } from '../../../../provisioning/docker/index.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
-import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-jobs.ts'
+import { createInstanceJobRunner } from '../../../../plugins/app/instances/instance-actions.job.ts'
 import { clipAtWord, createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
 import { describeFailure } from '../../../../plugins/app/instances/job-failures.ts'
 import { KubernetesApiError } from '../../../../provisioning/kubernetes/api-errors.ts'
-import type { InstanceJobData } from '../../../../plugins/app/instances/instance-queue.ts'
+import type { InstanceJobData } from '../../../../plugins/app/instances/instance-actions.queue.ts'
 
 const engine = await requireDockerOrSkipLoudly(t)
 /** Hosts, addresses, settings and registry words a tenant must never read. */

@@ -15,9 +15,9 @@ import { instanceRow, instanceUid, recordInstance } from '../../../support/insta
 import type { InstanceSpec, Observation, ProvisioningBackend } from '../../../../provisioning/backend.ts'
 import { createBackendRegistry } from '../../../../plugins/app/instances/backend-registry.ts'
 import type { ErpDatabasesPort } from '../../../../plugins/app/instances/erp-databases-port.ts'
-import { createInstanceJobRunner, type InstanceJobDeps } from '../../../../plugins/app/instances/instance-jobs.ts'
+import { createInstanceJobRunner, type InstanceJobDeps } from '../../../../plugins/app/instances/instance-actions.job.ts'
 import { createInstanceTransitions } from '../../../../plugins/app/instances/instance-transitions.ts'
-import type { InstanceJobData } from '../../../../plugins/app/instances/instance-queue.ts'
+import type { InstanceJobData } from '../../../../plugins/app/instances/instance-actions.queue.ts'
 import type { InstanceAction } from '../../../../plugins/app/instances/instance-states.ts'
 
 interface Script {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import type { Observation, ObservedState } from '../../../../provisioning/backend.ts'
-import { correction } from '../../../../plugins/app/instances/instance-reconciler.ts'
+import { correction } from '../../../../plugins/app/instances/instance-reconciler.job.ts'
 import { INSTANCE_STATES } from '../../../../plugins/app/instances/instance.entity.ts'
 import { canMove, STEADY_STATES } from '../../../../plugins/app/instances/instance-states.ts'
 

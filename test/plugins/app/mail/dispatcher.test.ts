@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { MikroORM } from '@mikro-orm/postgresql'
-import { backoffMs, createMailDispatcher, type DeliveryJob, type DispatcherTuning } from '../../../../plugins/app/mail/mail-dispatcher.ts'
+import { backoffMs, createMailDispatcher, type DeliveryJob, type DispatcherTuning } from '../../../../plugins/app/mail/mail-dispatcher.job.ts'
 import { createMailSealer } from '../../../../plugins/app/mail/mail-seal.ts'
 import { createMailService } from '../../../../plugins/app/mail/mail.service.ts'
 import type { MailTransport, OutgoingMessage } from '../../../../plugins/app/mail/mail-transport.ts'

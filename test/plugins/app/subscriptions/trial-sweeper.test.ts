@@ -1,7 +1,7 @@
 import t from 'tap'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { createTrialSweeper, TRIAL_EXPIRY_JOB } from '../../../../plugins/app/subscriptions/trial-sweeper.ts'
+import { createTrialSweeper, TRIAL_EXPIRY_JOB } from '../../../../plugins/app/subscriptions/trial-sweeper.job.ts'
 import { build } from '../../../support/build.ts'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { insertTrialPlan } from '../../../support/billing-fixtures.ts'

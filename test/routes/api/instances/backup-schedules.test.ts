@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { recordInstance } from '../../../support/instance-rows.ts'
-import { createBackupScheduler } from '../../../../plugins/app/backups/backup-scheduler.ts'
+import { createBackupScheduler } from '../../../../plugins/app/backups/backup-scheduler.job.ts'
 import { backupTestImage } from '../../../support/backups.ts'
 
 async function app (t: Parameters<typeof build>[0]) {

@@ -12,7 +12,7 @@ import { instanceUid } from '../../../support/instance-rows.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
-import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-queue.ts'
+import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-actions.queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()

@@ -20,8 +20,8 @@ import { cleanupInstances, dockerInstanceEnv, uniqueSubdomain, waitForState } fr
 import { contract, erpDoubleImage, faultMessage } from '../../../support/erp-double/image.ts'
 import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
-import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user-queue.ts'
-import { ERP_MODULE_QUEUE } from '../../../../plugins/app/erp/erp-module-queue.ts'
+import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user.queue.ts'
+import { ERP_MODULE_QUEUE } from '../../../../plugins/app/erp/erp-module.queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 

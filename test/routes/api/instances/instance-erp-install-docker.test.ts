@@ -16,7 +16,7 @@ import { cleanupInstances, dockerInstanceEnv, uniqueSubdomain, waitForState } fr
 import { contract, erpDoubleImage } from '../../../support/erp-double/image.ts'
 import { callOdoo } from '../../../../provisioning/erp/odoo-rpc.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
-import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user-queue.ts'
+import { ERP_USER_QUEUE } from '../../../../plugins/app/erp/erp-user.queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 

@@ -5,7 +5,7 @@ import { bearer, signup } from '../../../support/accounts.ts'
 import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { cleanupInstances, dockerInstanceEnv, tagTestImages, uniqueSubdomain, waitForState } from '../../../support/instances.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
-import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-queue.ts'
+import { INSTANCE_QUEUE } from '../../../../plugins/app/instances/instance-actions.queue.ts'
 
 const docker = await requireDockerOrSkipLoudly(t)
 if (docker.available) await tagTestImages()

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../../config/env.ts'
 import { defineQueue } from '../../../lib/job-queue.ts'
-import { DEFAULT_TUNING, mailQueueOptions, type DeliveryJob, type DispatcherTuning } from './mail-dispatcher.ts'
+import { DEFAULT_TUNING, mailQueueOptions, type DeliveryJob, type DispatcherTuning } from './mail-dispatcher.job.ts'
 
 /** The dispatcher's tuning under the configuration (MAIL_MAX_ATTEMPTS, MAIL_RETRY_SECONDS; the rest at its defaults). */
 export function mailTuning (config: AppConfig): DispatcherTuning {

@@ -21,7 +21,7 @@ import { ARCHIVE_FORMAT, describeParts, PARTS, writeArchive, type BackupManifest
 import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
-import type { BackupJobData } from './backup-queue.ts'
+import type { BackupJobData } from './backup.queue.ts'
 import { instanceSpec } from '../instances/instance-spec.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import type { InstanceSpec } from '../../../provisioning/backend.ts'

@@ -14,7 +14,7 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { groupCommands, ROLE_GROUP_XML_IDS } from './erp-roles.ts'
-import type { ErpUserJobData } from './erp-user-queue.ts'
+import type { ErpUserJobData } from './erp-user.queue.ts'
 
 export function createErpUserJob (deps: { em: EntityManager, access: ErpAccess, activity: ActivityService, log: FastifyBaseLogger }) {
   const { access, activity, log } = deps

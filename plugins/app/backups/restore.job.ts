@@ -40,7 +40,7 @@ import { PARTS, readArchive } from './backup-archive.ts'
 import { Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
-import type { RestoreJobData } from './backup-queue.ts'
+import type { RestoreJobData } from './backup.queue.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { Instance } from '../instances/instance.entity.ts'
 

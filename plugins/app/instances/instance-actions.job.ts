@@ -8,7 +8,7 @@ import { Instance, type InstanceState } from './instance.entity.ts'
 import { createInstanceLifecycle, type InstanceLifecycleDeps } from './instance-lifecycle.ts'
 import { ACTIONS, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
-import type { InstanceJobData } from './instance-queue.ts'
+import type { InstanceJobData } from './instance-actions.queue.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { describeFailure, retryingMessage } from './job-failures.ts'
 

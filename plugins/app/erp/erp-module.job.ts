@@ -16,7 +16,7 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import { Instance } from '../instances/instance.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { ErpError } from './erp.errors.ts'
-import type { ErpModuleJobData } from './erp-module-queue.ts'
+import type { ErpModuleJobData } from './erp-module.queue.ts'
 import { InstanceModule } from './instance-module.entity.ts'
 import { installModule, type InstallBounds } from './module-install.ts'
 
