@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { deriveKey } from '../lib/secrets.ts'
+import { isoUtc } from '../lib/sql.ts'
 
 /**
  * The grant store as the portal sees it: what the portal (grants API, MCP
@@ -14,9 +15,9 @@ import { deriveKey } from '../lib/secrets.ts'
 const LIVE_GRANT = `g.kind = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())`
 
 const grantsOf = (user: string) => `g.id, g.payload->>'clientId' AS client_id, c.payload->>'client_name' AS client_name,
-  to_timestamp((g.payload->>'iat')::double precision) AS created_at,
-  (SELECT to_timestamp(max((x.payload->>'iat')::double precision)) FROM oidc_payloads x
-    WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken')) AS last_used_at
+  ${isoUtc(`to_timestamp((g.payload->>'iat')::double precision)`)} AS created_at,
+  ${isoUtc(`(SELECT to_timestamp(max((x.payload->>'iat')::double precision)) FROM oidc_payloads x
+    WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken'))`)} AS last_used_at
 FROM oidc_payloads g
 LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = g.payload->>'clientId'
 WHERE ${LIVE_GRANT} AND g.payload->>'accountId' = ${user}`
@@ -41,8 +42,9 @@ export interface GrantRow {
   id: string
   client_id: string | null
   client_name: string | null
-  created_at: Date | string | null
-  last_used_at: Date | string | null
+  /** ISO 8601 in UTC, as the API shows it. */
+  created_at: string | null
+  last_used_at: string | null
 }
 
 /**

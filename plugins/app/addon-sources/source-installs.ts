@@ -12,7 +12,7 @@ import { AddonSourceInUse } from './addon-sources.errors.ts'
 /** Installs that keep the module on the instance. */
 const HOLDING_STATES = ['queued', 'installing', 'installed']
 
-interface HoldingRow { instance_id: string | number, instance_name: string, technical_name: string }
+interface HoldingRow { instance_id: number, instance_name: string, technical_name: string }
 
 export interface InstanceUsingSource {
   id: number
@@ -23,7 +23,7 @@ export interface InstanceUsingSource {
 
 async function holdingRows (em: EntityManager, tenantId: string, source: Pick<AddonSource, 'id'>): Promise<HoldingRow[]> {
   return await em.execute<HoldingRow[]>(
-    `SELECT i.id AS instance_id, i.name AS instance_name, m.technical_name
+    `SELECT i.id::float8 AS instance_id, i.name AS instance_name, m.technical_name
        FROM instance_modules im
        JOIN erp_modules m ON m.id = im.module_id
        JOIN instances i ON i.id = im.instance_id
@@ -56,7 +56,7 @@ export async function refuseWhileInstalled (tx: EntityManager, tenantId: string,
   if (rows.length > 0) {
     const instances = new Map<number, InstanceUsingSource>()
     for (const row of rows) {
-      const id = Number(row.instance_id)
+      const id = row.instance_id
       const entry = instances.get(id) ?? { id, name: row.instance_name, modules: [] }
       entry.modules.push(row.technical_name)
       instances.set(id, entry)

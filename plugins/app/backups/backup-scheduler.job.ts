@@ -10,7 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import { systemScope } from '../../../lib/call-scope.ts'
 import { isAppError } from '../../../lib/errors.ts'
-import type { Sql } from '../../../lib/sql.ts'
+import { isoUtc, type Sql } from '../../../lib/sql.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { BackupsService } from './backups.service.ts'
 import { expiredBackups, type RetainedBackup } from './retention.ts'
@@ -29,7 +29,7 @@ ORDER BY s.instance_id`
 const CLAIM = 'UPDATE backup_schedules SET last_run_on = $2, last_run_at = now() WHERE instance_id = $1 AND last_run_on IS DISTINCT FROM $2 RETURNING instance_id'
 const RELEASE = 'UPDATE backup_schedules SET last_run_on = $3 WHERE instance_id = $1 AND last_run_on = $2'
 const POLICIES = 'SELECT instance_id::int AS instance_id, tenant_id, keep_daily, keep_weekly FROM backup_schedules ORDER BY instance_id'
-const BACKUPS_OF = 'SELECT id::int AS id, kind, state, created_at FROM backups WHERE instance_id = $1'
+const BACKUPS_OF = `SELECT id::int AS id, kind, state, ${isoUtc('created_at')} AS created_at FROM backups WHERE instance_id = $1`
 
 export interface SchedulerDeps {
   em: EntityManager
@@ -66,7 +66,7 @@ export function createBackupScheduler (deps: SchedulerDeps) {
   async function retain (at: Date): Promise<number> {
     let deleted = 0
     for (const policy of await sql<{ instance_id: number, tenant_id: string, keep_daily: number, keep_weekly: number }>({ text: POLICIES, values: [] })) {
-      const rows = await sql<{ id: number, kind: RetainedBackup['kind'], state: RetainedBackup['state'], created_at: Date | string }>({ text: BACKUPS_OF, values: [policy.instance_id] })
+      const rows = await sql<{ id: number, kind: RetainedBackup['kind'], state: RetainedBackup['state'], created_at: string }>({ text: BACKUPS_OF, values: [policy.instance_id] })
       const doomed = expiredBackups(rows.map((r) => ({ id: r.id, kind: r.kind, state: r.state, createdAt: new Date(r.created_at) })), { keepDaily: policy.keep_daily, keepWeekly: policy.keep_weekly }, at)
       for (const id of doomed) {
         try {

@@ -14,7 +14,7 @@ WHERE instance_id = $1::bigint AND state = 'installing' AND updated_at > now() -
 LIMIT 1`
 
 export function createInstallInProgress ({ sql, boundSeconds }: { sql: Sql, boundSeconds: number }) {
-  return async function installInProgress (instanceId: string | number): Promise<boolean> {
+  return async function installInProgress (instanceId: number): Promise<boolean> {
     const rows = await sql<{ installing: number }>({ text: INSTALLING, values: [instanceId, boundSeconds] })
     return rows.length > 0
   }

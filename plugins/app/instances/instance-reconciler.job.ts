@@ -110,7 +110,7 @@ export function createInstanceReconciler ({ em, sql, backends, transitions, log,
         log.warn({ err: error, backend: backend.name }, 'Reconciler could not ask the backend; instances left as recorded')
         continue
       }
-      const synced: Array<[string, InstanceState]> = []
+      const synced: Array<[number, InstanceState]> = []
       for (const row of mine) {
         const observation = seen.get(row.subdomain) ?? { state: 'missing' }
         const fix = await correctionFor(row, observation)

@@ -46,12 +46,12 @@ export interface InstanceStatusRow {
 
 /** Across tenants, for the reconciler: every instance in a steady state, with its tenant's subdomain. */
 export const STEADY_INSTANCES = `
-SELECT i.id, i.uid, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
+SELECT i.id::float8 AS id, i.uid, i.tenant_id, i.name, i.subdomain, i.backend, i.state, i.status, t.subdomain AS tenant_subdomain
 FROM instances i JOIN tenants t ON t.id = i.tenant_id
 WHERE i.state IN (${sqlStates(STEADY_STATES)})`
 
 export interface SteadyInstanceRow {
-  id: string
+  id: number
   /** The instance's fixed uuid: what the backend labels carry. */
   uid: string
   tenant_id: string

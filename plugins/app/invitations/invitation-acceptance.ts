@@ -35,7 +35,7 @@ export interface InvitationPreview {
   expires_at: string
 }
 
-interface ConsumedRow { id: string, tenant_id: string, email: string, name: string, role: UserRole, instance_id: string | number | null }
+interface ConsumedRow { id: string, tenant_id: string, email: string, name: string, role: UserRole, instance_id: number | null }
 
 /**
  * Consumes the token: of any number of concurrent accepts, exactly one gets the
@@ -44,7 +44,7 @@ interface ConsumedRow { id: string, tenant_id: string, email: string, name: stri
 const CONSUME = `
 UPDATE invitations SET status = 'accepted', accepted_at = now(), updated_at = now()
 WHERE token_hash = ? AND status = 'pending' AND expires_at > now()
-RETURNING id, tenant_id, email, name, role, instance_id`
+RETURNING id, tenant_id, email, name, role, instance_id::float8 AS instance_id`
 
 /** Why a token cannot be used, if it cannot; `claimFailed`: the database just refused a pending one, so it expired by its clock. */
 function refusal (invitation: Invitation | null, claimFailed = false): Error | undefined {
@@ -112,7 +112,7 @@ export function createInvitationAcceptance ({ activity, issueSession, limits, jo
           activity.record(tx, newcomer, { type: 'invitation.accepted', title: `${row.name} (${row.email}) accepted the invitation and joined as ${row.role}`, targetType: 'user', targetId: user.id })
           if (row.instance_id !== null) {
             // The ERP user is made by a job with retries: the acceptance never waits for the ERP.
-            const data: ErpUserJobData = { tenantId: row.tenant_id, instanceId: Number(row.instance_id), email: row.email, name: row.name, role: row.role }
+            const data: ErpUserJobData = { tenantId: row.tenant_id, instanceId: row.instance_id, email: row.email, name: row.name, role: row.role }
             await jobs.send(tx, ERP_USER_QUEUE, data)
           }
           return issueSession(tx, user, meta)

@@ -57,7 +57,7 @@ RETURNING ${ISO('sampled_at')} AS sampled_at`
  * nothing to do.
  */
 export const DUE_INSTANCES = `
-SELECT i.id, i.uid, i.tenant_id, i.subdomain, i.backend, t.subdomain AS tenant_subdomain
+SELECT i.id::float8 AS id, i.uid, i.tenant_id, i.subdomain, i.backend, t.subdomain AS tenant_subdomain
 FROM instances i
 JOIN tenants t ON t.id = i.tenant_id
 WHERE i.state = ${sqlStates(['running'])}
@@ -65,7 +65,7 @@ WHERE i.state = ${sqlStates(['running'])}
 ORDER BY i.id`
 
 export interface DueInstanceRow {
-  id: string
+  id: number
   uid: string
   tenant_id: string
   subdomain: string

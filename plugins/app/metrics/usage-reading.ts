@@ -13,7 +13,7 @@ import type { UsageNumbers } from './metrics.view.ts'
 const MB = 1024 * 1024
 
 export interface ReadableInstance {
-  id: string | number
+  id: number
   uid: string
   subdomain: string
   backend: BackendName
@@ -26,7 +26,7 @@ export interface UsageReader {
   /** MB per instance uid; an empty map when the database server cannot answer in time. */
   databaseSizes: (uids: string[], timeoutMs: number) => Promise<Map<string, number>>
   /** Stores a reading; answers its `sampled_at` (ISO, the database's clock). */
-  record: (tenantId: string, instanceId: string | number, usage: UsageNumbers) => Promise<string>
+  record: (tenantId: string, instanceId: number, usage: UsageNumbers) => Promise<string>
 }
 
 export function createUsageReader (deps: { sql: Sql, backends: BackendRegistry, databases: ErpDatabasesPort }): UsageReader {

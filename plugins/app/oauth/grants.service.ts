@@ -14,16 +14,14 @@ export interface GrantView {
   last_used_at: string | null
 }
 
-const iso = (value: Date | string | null) => value === null ? null : new Date(value).toISOString()
-
 function toGrantView (row: GrantRow): GrantView {
   const clientId = row.client_id ?? ''
   return {
     id: row.id,
     client_id: clientId,
     client_name: row.client_name ?? (clientId === '' ? 'Unknown agent' : clientId),
-    created_at: iso(row.created_at),
-    last_used_at: iso(row.last_used_at)
+    created_at: row.created_at,
+    last_used_at: row.last_used_at
   }
 }
 

@@ -15,8 +15,8 @@ const CATALOG_VERSION = `(SELECT coalesce(string_agg(v.id || ':' || v.xmin, ',' 
 export const ACTIVE_PLANS: Statement = {
   name: 'plans-active',
   text: `
-SELECT id, code, name, description, active, is_trial, trial_days, currency, base_price_monthly, included_users,
-  extra_user_price_monthly, storage_limit_gb, storage_overage_price, max_users, max_instances, max_workers,
+SELECT id, code, name, description, active, is_trial, trial_days, currency, base_price_monthly::float8 AS base_price_monthly, included_users,
+  extra_user_price_monthly::float8 AS extra_user_price_monthly, storage_limit_gb, storage_overage_price::float8 AS storage_overage_price, max_users, max_instances, max_workers,
   annual_discount_bps, features, sequence, created_at, updated_at, ${CATALOG_VERSION} AS catalog_version
 FROM plans
 WHERE active
@@ -33,12 +33,12 @@ export interface PlanRow {
   is_trial: boolean
   trial_days: number
   currency: string
-  /** bigint columns arrive as text */
-  base_price_monthly: string | number
+  /** Minor units: bigint columns, read as float8 (exact below 2^53) so they arrive as numbers. */
+  base_price_monthly: number
   included_users: number
-  extra_user_price_monthly: string | number
+  extra_user_price_monthly: number
   storage_limit_gb: number
-  storage_overage_price: string | number
+  storage_overage_price: number
   max_users: number
   max_instances: number
   max_workers: number
@@ -60,11 +60,11 @@ export function toPlanRecord (row: PlanRow): PlanRecord {
     isTrial: row.is_trial,
     trialDays: row.trial_days,
     currency: row.currency,
-    basePriceMonthly: Number(row.base_price_monthly),
+    basePriceMonthly: row.base_price_monthly,
     includedUsers: row.included_users,
-    extraUserPriceMonthly: Number(row.extra_user_price_monthly),
+    extraUserPriceMonthly: row.extra_user_price_monthly,
     storageLimitGb: row.storage_limit_gb,
-    storageOveragePrice: Number(row.storage_overage_price),
+    storageOveragePrice: row.storage_overage_price,
     maxUsers: row.max_users,
     maxInstances: row.max_instances,
     maxWorkers: row.max_workers,
