@@ -45,27 +45,6 @@ if ! docker_ok; then
   done
   echo "--- dockerd answered in $(ms_since "$dockerd_started") ms"
 fi
-# Containers a killed earlier test run left behind (running ERPs keep ticking and slow every
-# Docker test after them). Each names the test process that made it: the label
-# `erp.test-run=<run>-<pid>-<random>`, or an instance subdomain `<prefix>-<pid in base 36>-<hex>`
-# (test/support/instances.ts). Only those whose process is gone are removed, with their volumes.
-process_gone() { [[ "$1" =~ ^[0-9]+$ ]] && ! kill -0 "$1" 2>/dev/null; }
-leftovers=0
-while read -r container run subdomain; do
-  [ -n "$container" ] || continue
-  pid=""
-  if [ -n "$run" ] && [ "$run" != "-" ]; then pid="${run%-*}"; pid="${pid##*-}"
-  elif [[ "$subdomain" =~ -([0-9a-z]+)-[0-9a-f]{8}$ ]]; then pid=$((36#${BASH_REMATCH[1]})); fi
-  process_gone "$pid" || continue
-  docker rm --force --volumes "$container" >/dev/null 2>&1 || continue
-  [ "$subdomain" = "-" ] || docker volume rm "erp-$subdomain-data" >/dev/null 2>&1 || true
-  leftovers=$((leftovers + 1))
-done < <(
-  docker ps --all --filter label=erp.test-run --format '{{.ID}} {{.Label "erp.test-run"}} -'
-  docker ps --all --filter label=erp.managed --format '{{.ID}} - {{.Label "erp.subdomain"}}'
-)
-[ "$leftovers" -eq 0 ] || echo "--- removed $leftovers test containers left by earlier, killed runs"
-
 image_started=$(date +%s%N)
 ERP_TEST_IMAGE="$(bash test/support/docker/build-test-image.sh erp-test-image:2)" || docker_fail "building the test image failed"
 export ERP_TEST_IMAGE

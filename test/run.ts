@@ -21,6 +21,8 @@ import { runMigrations } from '../database/migrate.ts'
 import { seedCatalogs } from '../database/seed.ts'
 import { createOrmConfig } from '../mikro-orm.config.ts'
 import { withDatabase } from './support/database.ts'
+import { dockerClient } from './support/docker/engine.ts'
+import { removeLeftoverContainers } from './support/docker/leftover-containers.ts'
 import { formatFailures, TapFailureCollector } from './support/tap-failures.ts'
 
 if (process.argv.length === 2) {
@@ -58,7 +60,12 @@ try {
 
   const env = { ...process.env, TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DB: template, TEST_RUN_ID: runId }
   if (await tapNeedsBuild()) await run('tap', ['build'], env)
-  exitCode = await runTap(process.argv.slice(2), env)
+  const sweeper = await sweepLeftoverContainers()
+  try {
+    exitCode = await runTap(process.argv.slice(2), env)
+  } finally {
+    sweeper.stop()
+  }
 } finally {
   await admin(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(template)} WITH (FORCE)`).catch(() => {})
   await dropLeftoverTestDatabases().catch(() => {})
@@ -75,6 +82,27 @@ async function admin (sql: string): Promise<void> {
   } finally {
     await client.end()
   }
+}
+
+/**
+ * When a Docker engine answers: removes what killed test processes left running, now and every
+ * 10 s while tap runs (test/support/docker/leftover-containers.ts says why).
+ */
+async function sweepLeftoverContainers (): Promise<{ stop: () => void }> {
+  const docker = dockerClient()
+  const sweep = async (): Promise<void> => {
+    const removed = await removeLeftoverContainers(docker)
+    if (removed.length > 0) console.log(`# removed ${removed.length} containers of killed test processes: ${removed.join(', ')}`)
+  }
+  try {
+    await Promise.race([docker.ping(), new Promise((_resolve, reject) => setTimeout(() => reject(new Error('no answer')), 2000).unref())])
+    await sweep()
+  } catch {
+    return { stop: () => {} } // no engine: the Docker tests skip or fail on their own
+  }
+  let running: Promise<void> = Promise.resolve()
+  const timer = setInterval(() => { running = running.then(sweep).catch(() => {}) }, 10_000)
+  return { stop: () => clearInterval(timer) }
 }
 
 /** Test files drop their databases in teardown; a crashed file may not have. */
