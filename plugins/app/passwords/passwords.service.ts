@@ -147,7 +147,7 @@ export function createPasswordsService (deps: PasswordsServiceDeps) {
         const sessions = await endSessions(tx, user.id)
         const agents = await grants.revokeAllOf(tx, user.id)
         const link = await issue(tx, user, 'operator', options.send)
-        activity.record(tx, system(user.tenant.id, 'operator'), {
+        activity.record(tx, system(user.tenant.id, `operator:${options.operator}`.slice(0, 100)), {
           type: 'password.reset_forced',
           title: `${options.operator} forced a password reset of ${user.name} (${user.email})`,
           targetType: 'user',
