@@ -13,7 +13,7 @@ export const SERVICE_SECTIONS = {
     BASE_URL: httpUrl('The one public origin of the portal: API, docs, OAuth issuer and MCP endpoint. Default `http://localhost:<PORT>`.', 'https://portal.example.com'),
     PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`) ' +
       'and in the login page\'s "Forgot password?" link (`/password/forgot`): the front end serves those paths. Default: BASE_URL, where the service serves small pages of its own at them.',
-      'https://app.example.com'),
+    'https://app.example.com'),
     PRODUCT_NAME: Type.Optional(Type.String({
       minLength: 1, maxLength: 80, pattern: '^[^<>\\r\\n]+$', allowed: 'up to 80 characters, no line breaks or angle brackets',
       description: 'The product\'s name on the login, consent and account pages and in e-mails. Default: the display name of MAIL_FROM, else `ERP Portal`.',

@@ -32,8 +32,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const links = accountLinks(config)
   const perIp = config.PASSWORD_RESET_LIMIT_PER_IP
   const askAgain = { href: links.forgotPassword(), text: 'Ask for a new link' }
-  const expired = () => renderAccountMessagePage({ product, title: 'Cannot continue', error: true, link: askAgain,
-    message: 'This form has expired or was not opened on this site. Open the page again and retry.' })
+  const expired = () => renderAccountMessagePage({
+    product,
+    title: 'Cannot continue',
+    error: true,
+    link: askAgain,
+    message: 'This form has expired or was not opened on this site. Open the page again and retry.'
+  })
 
   fastify.get('/forgot', {
     schema: {

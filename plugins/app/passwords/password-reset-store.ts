@@ -14,7 +14,7 @@ export interface ResetOwner { user_id: string, tenant_id: string, email: string,
 export const hashResetToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
 
 /** Older links of the person stop working: only the newest one does. */
-const RETIRE = `UPDATE password_resets SET expires_at = now() WHERE user_id = ? AND consumed_at IS NULL AND expires_at > now()`
+const RETIRE = 'UPDATE password_resets SET expires_at = now() WHERE user_id = ? AND consumed_at IS NULL AND expires_at > now()'
 
 const INSERT = `INSERT INTO password_resets (id, tenant_id, user_id, token_hash, origin, created_at, expires_at)
 VALUES (gen_random_uuid(), ?, ?, ?, ?, now(), now() + make_interval(mins => ?))`

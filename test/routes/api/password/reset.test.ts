@@ -77,7 +77,7 @@ t.test('an expired link, a replaced link, a link of another person: all PASSWORD
 
   await forgot(app, admin.email)
   const first = resetTokenFromText((await smtp.nextMail({ to: admin.email })).text)
-  const [row] = await sql.execute("SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM password_resets")
+  const [row] = await sql.execute('SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM password_resets')
   t.equal(row?.ttl, 300, 'PASSWORD_RESET_TTL_MINUTES')
   await forgot(app, admin.email, '10.30.0.2')
   const second = resetTokenFromText((await smtp.nextMail({ to: admin.email })).text)
