@@ -11,7 +11,7 @@ import { revocationAllowedPolicy } from './revocation.ts'
 import { MCP_SCOPE, reduceToGrantableScope } from './scopes.ts'
 
 export type AuthServerConfig = Pick<AppConfig,
-  'BASE_URL' | 'PORTAL_LOGIN_URL' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS'
+  'BASE_URL' | 'PORTAL_LOGIN_URL' | 'PRODUCT_NAME' | 'OAUTH_ACCESS_TOKEN_TTL_SECONDS'
   | 'OAUTH_REFRESH_TOKEN_TTL_SECONDS' | 'OAUTH_REFRESH_GRACE_SECONDS' | 'PORTAL_API_URL' | 'HANDOFF_SECRET' | 'CLIENT_METADATA_ALLOWED_HOSTS' | 'CLIENT_METADATA_TIMEOUT_SECONDS'>
 
 export interface ConfigurationDeps {

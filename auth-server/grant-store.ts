@@ -38,6 +38,17 @@ export const FIND_GRANT = `SELECT ${grantsOf('?')} AND g.id = ? FOR UPDATE OF g`
  */
 export const DELETE_GRANT = `DELETE FROM oidc_payloads WHERE grant_id = ? OR (kind = 'Grant' AND id = ?)`
 
+/**
+ * Everything that lets a person's agents in, for the ORM's connection: user id
+ * three times. Their Grants, every code and token issued under them, and their
+ * sign-in sessions at the auth server (an agent asking again must sign in).
+ */
+export const DELETE_GRANTS_OF_ACCOUNT = `DELETE FROM oidc_payloads
+WHERE grant_id IN (SELECT id FROM oidc_payloads WHERE kind = 'Grant' AND payload->>'accountId' = ?)
+  OR (kind = 'Grant' AND payload->>'accountId' = ?)
+  OR (kind = 'Session' AND payload->>'accountId' = ?)
+RETURNING kind`
+
 export interface GrantRow {
   id: string
   client_id: string | null

@@ -12,6 +12,8 @@ export interface ConsentDeps {
   pool: pg.Pool
   csrf: ConsentCsrf
   mcpResource: string
+  /** PRODUCT_NAME, above the page's heading. */
+  product?: string | undefined
   log: (message: string) => void
 }
 
@@ -25,7 +27,7 @@ const TITLE = 'Cannot continue'
 const epoch = () => Math.floor(Date.now() / 1000)
 
 /** `GET` and `POST /oauth/consent?oauth_transaction=<uid>`: the person allows or denies the agent. */
-export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }: ConsentDeps) {
+export function createConsentRoutes ({ provider, pool, csrf, mcpResource, product, log }: ConsentDeps) {
   /** The consent transaction `uid` of this browser, with its client and person; answers the page itself when there is none. */
   async function load (ctx: KoaContextWithOIDC, uid: unknown): Promise<PendingConsent | undefined> {
     if (typeof uid !== 'string' || uid === '') return void sendExpired(ctx)
@@ -52,7 +54,8 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, log }:
       clientName: clientName(client),
       clientHost: metadataDocumentHost(client),
       redirectHost: redirectHost(interaction.params?.redirect_uri),
-      person: { name: person.name, email: person.email, tenantName: person.tenantName }
+      person: { name: person.name, email: person.email, tenantName: person.tenantName },
+      product
     }))
     ctx.set('Content-Security-Policy', consentCsp(interaction.params?.redirect_uri))
   }

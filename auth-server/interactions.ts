@@ -51,6 +51,8 @@ export interface InteractionDeps {
   provider: Provider
   pool: pg.Pool
   baseUrl: string
+  /** PRODUCT_NAME, on the consent page. */
+  product?: string | undefined
   /** JWT_SECRET, resolved: keys the consent CSRF token (and the handoff secret when HANDOFF_SECRET is unset). */
   jwtSecret: string
   handoffSecret?: string | undefined
@@ -75,6 +77,7 @@ export function interactionRoutes (deps: InteractionDeps): KoaMiddleware {
     pool: deps.pool,
     csrf: createConsentCsrf(deriveKey(deps.jwtSecret, 'oauth-consent')),
     mcpResource: deps.mcpResource,
+    product: deps.product,
     log
   })
 

@@ -71,6 +71,7 @@ export function createProvider (deps: ProviderDeps): Provider {
     provider,
     pool,
     baseUrl: config.BASE_URL,
+    product: config.PRODUCT_NAME,
     jwtSecret: config.JWT_SECRET,
     handoffSecret: config.HANDOFF_SECRET,
     portalApiUrl: config.PORTAL_API_URL,

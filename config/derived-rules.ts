@@ -22,13 +22,13 @@ const rules: Rule[] = [
     return reason === undefined ? [] : [{ variable: 'ERP_IMAGE', value: config.ERP_IMAGE, reason }]
   },
 
-  (config) => (['DATABASE_URL', 'ERP_DATABASE_URL', 'SMTP_URL', 'BASE_URL', 'PORTAL_LOGIN_URL', 'PORTAL_API_URL'] as const).flatMap((variable) => {
+  (config) => (['DATABASE_URL', 'ERP_DATABASE_URL', 'SMTP_URL', 'BASE_URL', 'PORTAL_LOGIN_URL', 'PORTAL_API_URL', 'PORTAL_APP_URL'] as const).flatMap((variable) => {
     const value = config[variable]
     if (value === undefined || URL.canParse(value)) return []
     return [{ variable, value, reason: 'not a URL' }]
   }),
 
-  (config) => (['BASE_URL', 'PORTAL_API_URL', 'AUTH_SERVER_URL'] as const).flatMap((variable) => {
+  (config) => (['BASE_URL', 'PORTAL_API_URL', 'AUTH_SERVER_URL', 'PORTAL_APP_URL'] as const).flatMap((variable) => {
     const value = config[variable]
     if (value === undefined || !URL.canParse(value)) return []
     const url = new URL(value)

@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { Static } from 'typebox'
+import { productName } from '../lib/product-name.ts'
 import { derivedProblems } from './derived-rules.ts'
 import { ConfigError, type ConfigProblem } from './problems.ts'
 import { EnvSchema, VARIABLES, variableInfo } from './schema.ts'
@@ -13,8 +14,9 @@ export { ConfigError, type ConfigProblem, formatProblem } from './problems.ts'
 type RawEnv = Static<typeof EnvSchema>
 
 /** Resolved configuration: raw variables plus the values derived from them. */
-export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL' | 'PAYMENT_PROVIDERS' | 'ADDONS_ROOT'> {
+export interface AppConfig extends Omit<RawEnv, 'LOG_LEVEL' | 'PAYMENT_PROVIDERS' | 'ADDONS_ROOT' | 'PRODUCT_NAME'> {
   LOG_LEVEL: string
+  PRODUCT_NAME: string
   PAYMENT_PROVIDERS: string
   BASE_URL: string
   ADDONS_ROOT: string
@@ -59,6 +61,8 @@ export function loadConfig (source?: Record<string, unknown>): AppConfig {
   const config: AppConfig = {
     ...raw,
     BASE_URL: baseUrl,
+    PORTAL_APP_URL: raw.PORTAL_APP_URL?.replace(/\/+$/, ''),
+    PRODUCT_NAME: raw.PRODUCT_NAME ?? productName(raw.MAIL_FROM),
     corsOrigins,
     PAYMENT_PROVIDERS: paymentProviders,
     ADDONS_ROOT: resolve(raw.ADDONS_ROOT ?? join(raw.DATA_DIR, 'addons')),

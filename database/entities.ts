@@ -4,6 +4,7 @@ import { PlanConfiguration } from '../plugins/app/subscriptions/plan-configurati
 import { Subscription } from '../plugins/app/subscriptions/subscription.entity.ts'
 import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
+import { PasswordReset } from '../plugins/app/passwords/password-reset.entity.ts'
 import { Instance } from '../plugins/app/instances/instance.entity.ts'
 import { Backup } from '../plugins/app/backups/backup.entity.ts'
 import { AddonSource } from '../plugins/app/addon-sources/addon-source.entity.ts'
@@ -28,7 +29,7 @@ import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
-  Tenant, User, PortalSession, RateLimitCounter,
+  Tenant, User, PortalSession, PasswordReset, RateLimitCounter,
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,

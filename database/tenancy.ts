@@ -14,6 +14,7 @@ const tenantColumn: Record<string, string> = {
   Tenant: 'id',
   User: 'tenant',
   PortalSession: 'tenant',
+  PasswordReset: 'tenant',
   Instance: 'tenant',
   Backup: 'tenant',
   AddonSource: 'tenant',

@@ -3,7 +3,12 @@ import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
 import { Id, Int4, Success } from './common.ts'
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
-const Password = Type.String({ minLength: 10, maxLength: 256, description: 'At least 10 characters, not the e-mail address' })
+/**
+ * The password rules, stated once: sign-up, invitations, changes and resets all
+ * take this, and the services check the same rules (assertPasswordPolicy).
+ */
+export const PASSWORD_RULE = 'At least 10 characters (at most 256), not the e-mail address nor its part before the @'
+export const Password = Type.String({ minLength: 10, maxLength: 256, description: PASSWORD_RULE })
 
 /** The tenant's subdomain: the same DNS-label rule as an instance's (lib/subdomains.ts). */
 export const Subdomain = Type.String({

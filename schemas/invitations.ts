@@ -62,5 +62,6 @@ export const InvitationPreviewResponse = Success({
 
 export const AcceptInvitationBody = Type.Object({
   token: Token,
-  password: Type.String({ minLength: 1, maxLength: 256, description: 'Their new password: at least 10 characters, not the e-mail address' })
+  password: Type.String({ minLength: 1, maxLength: 256, description: 'Their new password: at least 10 characters, not the e-mail address' }),
+  name: Type.Optional(Type.String({ maxLength: 200, description: 'The name they go by; empty or absent: the name they were invited under' }))
 }, { additionalProperties: false })

@@ -14,7 +14,8 @@ input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #bbb;bord
 button{margin-top:1.5rem;width:100%;padding:.65rem;border:0;border-radius:4px;background:#2451b7;color:#fff;font-size:1rem;cursor:pointer}
 ul{padding-left:1.2rem}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
 .actions{display:flex;gap:1rem;margin-top:1.5rem}.actions button{flex:1;margin-top:0}.deny{background:#e4e6eb;color:#222}
-.error{background:#fdecea;color:#8a1c12;padding:.6rem .8rem;border-radius:4px}.note{color:#555;font-size:.9rem}`
+.error{background:#fdecea;color:#8a1c12;padding:.6rem .8rem;border-radius:4px}.note{color:#555;font-size:.9rem}
+.brand{color:#2451b7;font-weight:700;margin:0 0 1rem}.links{margin-top:1.2rem;font-size:.9rem;text-align:center}`
 
 /** The stylesheet is inline and allowed by its hash: no 'unsafe-inline' in the policy. */
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`
@@ -34,18 +35,19 @@ export function pageCsp (formOrigins: string[] = []): string {
   ].join('; ')
 }
 
-export function layout (title: string, body: string): string {
+/** `product`: the product's name (PRODUCT_NAME), shown above the page's heading and in its title. */
+export function layout (title: string, body: string, product?: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(product === undefined ? title : `${title} · ${product}`)}</title>
 <style>${STYLE}</style>
 </head>
 <body><main>
-${body}
+${product === undefined ? '' : `<p class="brand">${escapeHtml(product)}</p>\n`}${body}
 </main></body>
 </html>
 `

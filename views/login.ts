@@ -7,10 +7,14 @@ export interface LoginPageInput {
   error?: string | undefined
   /** Kept after a failed attempt so the person only retypes the password. */
   email?: string | undefined
+  /** PRODUCT_NAME, above the heading. */
+  product?: string | undefined
+  /** The "Forgot password?" link: the built-in page, or PORTAL_APP_URL's. */
+  forgotUrl?: string | undefined
 }
 
 /** The built-in login page: what the auth server sends a person to when an agent asks for access. */
-export function renderLoginPage ({ csrf, transaction, error, email }: LoginPageInput): string {
+export function renderLoginPage ({ csrf, transaction, error, email, product, forgotUrl }: LoginPageInput): string {
   const hidden = transaction === undefined || transaction === ''
     ? ''
     : `<input type="hidden" name="oauth_transaction" value="${escapeHtml(transaction)}">`
@@ -26,7 +30,8 @@ ${hidden}
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`)
+</form>
+${forgotUrl === undefined ? '' : `<p class="links"><a href="${escapeHtml(forgotUrl)}">Forgot password?</a></p>`}`, product)
 }
 
 /** After a sign-in that was not part of an agent authorization. */

@@ -8,6 +8,8 @@ export interface ConsentPageInput {
   clientHost?: string | undefined
   redirectHost: string
   person: { name: string, email: string, tenantName: string }
+  /** PRODUCT_NAME, above the heading. */
+  product?: string | undefined
 }
 
 /** The consent page: who asks, for whom, what `mcp` allows, and the Allow / Deny buttons. */
@@ -30,7 +32,7 @@ ${publishedBy}<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHo
 <li>read and answer support tickets;</li>
 <li>read your company's activity, users and billing information your role can see.</li>
 </ul>
-<p class="note">You can disconnect it at any time from your account's connected agents.</p>
+<p class="note">You can disconnect it at any time from your account's connected agents${input.product === undefined ? '' : ` in ${escapeHtml(input.product)}`}.</p>
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="oauth_transaction" value="${escapeHtml(input.transaction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
@@ -38,5 +40,5 @@ ${publishedBy}<dt>It will send you back to</dt><dd>${escapeHtml(input.redirectHo
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>
 <button type="submit" name="decision" value="allow" class="allow">Allow</button>
 </div>
-</form>`)
+</form>`, input.product)
 }

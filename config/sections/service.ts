@@ -11,6 +11,14 @@ export const SERVICE_SECTIONS = {
       description: 'Interface to bind: `localhost` (IPv4 and IPv6 loopback), or `0.0.0.0` in a container.', examples: ['0.0.0.0']
     }),
     BASE_URL: httpUrl('The one public origin of the portal: API, docs, OAuth issuer and MCP endpoint. Default `http://localhost:<PORT>`.', 'https://portal.example.com'),
+    PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`) ' +
+      'and in the login page\'s "Forgot password?" link (`/password/forgot`): the front end serves those paths. Default: BASE_URL, where the service serves small pages of its own at them.',
+    'https://app.example.com'),
+    PRODUCT_NAME: Type.Optional(Type.String({
+      minLength: 1, maxLength: 80, pattern: '^[^<>\\r\\n]+$', allowed: 'up to 80 characters, no line breaks or angle brackets',
+      description: 'The product\'s name on the login, consent and account pages and in e-mails. Default: the display name of MAIL_FROM, else `ERP Portal`.',
+      examples: ['Acme Cloud ERP']
+    })),
     CORS_ORIGINS: Type.String({
       default: '', allowed: 'comma-separated origins such as https://app.example.com (no path)',
       description: "Extra browser origins allowed by CORS (BASE_URL's origin always is).", examples: ['https://app.example.com,http://localhost:5173']
@@ -49,7 +57,9 @@ export const SERVICE_SECTIONS = {
     LOGIN_LIMIT_PER_IP: atLeastOne(20, 'Login attempts per minute per client IP (counters are shared by all replicas through PostgreSQL).'),
     LOGIN_LIMIT_PER_ACCOUNT: atLeastOne(10, 'Login attempts per 15 minutes per account.'),
     SIGNUP_LIMIT_PER_IP: atLeastOne(10, 'Signups per hour per client IP.'),
-    SIGNUP_LIMIT_PER_ACCOUNT: atLeastOne(5, 'Signups per hour per e-mail address.')
+    SIGNUP_LIMIT_PER_ACCOUNT: atLeastOne(5, 'Signups per hour per e-mail address.'),
+    PASSWORD_RESET_LIMIT_PER_IP: atLeastOne(10, 'Password reset requests per hour per client IP; new passwords sent with a reset link are held to as many per hour per IP and per link.'),
+    PASSWORD_RESET_LIMIT_PER_ACCOUNT: atLeastOne(3, 'Password reset requests per hour per e-mail address.')
   },
   'E-mail and invitations': {
     SMTP_URL: Type.Optional(Type.String({
@@ -64,7 +74,8 @@ export const SERVICE_SECTIONS = {
     MAIL_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 50, default: 10, description: 'Delivery attempts of one e-mail before it is failed for good.' }),
     MAIL_RETRY_SECONDS: seconds(1, 3600, 30, 'First retry delay of a failed e-mail; doubled on each further failure (plus jitter), at most an hour.'),
     INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'How long an invitation can be accepted.' }),
-    INVITATION_RESEND_LIMIT: atLeastOne(3, 'Resends per invitation per hour.')
+    INVITATION_RESEND_LIMIT: atLeastOne(3, 'Resends per invitation per hour.'),
+    PASSWORD_RESET_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 30, description: 'How long a password reset link works (once).' })
   },
   'Payments and trials': {
     PAYMENT_PROVIDERS: Type.Optional(Type.String({

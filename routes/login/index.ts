@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { accountLinks } from '../../lib/account-links.ts'
 import { userScope } from '../../lib/call-scope.ts'
 import { clientMeta } from '../../lib/client-meta.ts'
 import { normalizeEmail } from '../../lib/email.ts'
@@ -44,7 +45,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   function sendForm (reply: FastifyReply, status: number, input: { transaction?: string | undefined, error?: string, email?: string | undefined }) {
     const { field, setCookie } = loginCsrf.issue()
     reply.header('set-cookie', setCookie)
-    return sendPage(reply, status, renderLoginPage({ csrf: field, ...input }))
+    return sendPage(reply, status, renderLoginPage({ csrf: field, product: config.PRODUCT_NAME, forgotUrl: accountLinks(config).forgotPassword(), ...input }))
   }
 
   // On every answer of these routes, errors included: never framed, never cached.

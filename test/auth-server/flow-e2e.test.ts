@@ -41,6 +41,7 @@ t.test('discovery, registration, login handoff, consent, token, refresh and revo
   t.match(page, servers.personName)
   t.match(page, />Allow</)
   t.match(page, />Deny</)
+  t.match(page, '<p class="brand">ERP Portal</p>', 'the product name (PRODUCT_NAME, default from MAIL_FROM)')
 
   const consentUid = new URL(lastAuthServerUrl).searchParams.get('oauth_transaction') as string
   const allowed = await browser.submit(`${authUrl}/oauth/consent`, { oauth_transaction: consentUid, csrf: hiddenField(page, 'csrf'), decision: 'allow' })

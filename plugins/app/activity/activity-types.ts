@@ -4,6 +4,7 @@ import { ERP_ACTIVITY } from '../erp/erp.activity.ts'
 import { INSTANCES_ACTIVITY, INSTANCES_ACTIVITY_TARGETS } from '../instances/instances.activity.ts'
 import { INVITATIONS_ACTIVITY, INVITATIONS_ACTIVITY_TARGETS } from '../invitations/invitations.activity.ts'
 import { OAUTH_ACTIVITY, OAUTH_ACTIVITY_TARGETS } from '../oauth/oauth.activity.ts'
+import { PASSWORDS_ACTIVITY } from '../passwords/passwords.activity.ts'
 import { PAYMENTS_ACTIVITY, PAYMENTS_ACTIVITY_TARGETS } from '../payments/payments.activity.ts'
 import { SETTINGS_ACTIVITY, SETTINGS_ACTIVITY_TARGETS } from '../settings/settings.activity.ts'
 import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subscriptions/subscriptions.activity.ts'
@@ -24,6 +25,7 @@ export const ACTIVITY_CATALOGS = {
   instances: { types: INSTANCES_ACTIVITY, targets: INSTANCES_ACTIVITY_TARGETS },
   invitations: { types: INVITATIONS_ACTIVITY, targets: INVITATIONS_ACTIVITY_TARGETS },
   oauth: { types: OAUTH_ACTIVITY, targets: OAUTH_ACTIVITY_TARGETS },
+  passwords: { types: PASSWORDS_ACTIVITY, targets: {} },
   payments: { types: PAYMENTS_ACTIVITY, targets: PAYMENTS_ACTIVITY_TARGETS },
   settings: { types: SETTINGS_ACTIVITY, targets: SETTINGS_ACTIVITY_TARGETS },
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
@@ -39,6 +41,7 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...INSTANCES_ACTIVITY,
   ...INVITATIONS_ACTIVITY,
   ...OAUTH_ACTIVITY,
+  ...PASSWORDS_ACTIVITY,
   ...PAYMENTS_ACTIVITY,
   ...SETTINGS_ACTIVITY,
   ...SUBSCRIPTIONS_ACTIVITY,

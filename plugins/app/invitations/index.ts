@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { productName } from './invitation-mail.ts'
+import { accountLinks } from '../../../lib/account-links.ts'
 import { createInvitationsService, type InvitationsService } from './invitations.service.ts'
 
 declare module 'fastify' {
@@ -18,7 +18,7 @@ export default fp(async (fastify) => {
     limits: fastify.limits,
     jobs: fastify.jobs,
     ttlDays: config.INVITATION_TTL_DAYS,
-    baseUrl: config.BASE_URL,
-    product: productName(config.MAIL_FROM)
+    links: accountLinks(config),
+    product: config.PRODUCT_NAME
   }))
 }, { name: 'invitations', dependencies: ['orm', 'env', 'auth', 'activity', 'mail', 'limits', 'jobs'] })

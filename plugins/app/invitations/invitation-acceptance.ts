@@ -82,7 +82,7 @@ export function createInvitationAcceptance ({ activity, issueSession, limits, jo
     },
 
     /** Creates the user in the inviting tenant and logs them in, exactly once per token. */
-    async accept (em: EntityManager, input: { token: string, password: string }, meta: ClientMeta): Promise<LoginResult> {
+    async accept (em: EntityManager, input: { token: string, password: string, name?: string | undefined }, meta: ClientMeta): Promise<LoginResult> {
       const tokenHash = hashInvitationToken(input.token)
       const found = await findByToken(em, input.token)
       assertUsable(found)
@@ -92,8 +92,11 @@ export function createInvitationAcceptance ({ activity, issueSession, limits, jo
 
       try {
         const result = await em.transactional(async (tx) => {
-          const [row] = await tx.execute<ConsumedRow[]>(CONSUME, [tokenHash])
-          if (row === undefined) throw refusal(await findByToken(tx, input.token), true) ?? InvitationExpired()
+          const [consumed] = await tx.execute<ConsumedRow[]>(CONSUME, [tokenHash])
+          if (consumed === undefined) throw refusal(await findByToken(tx, input.token), true) ?? InvitationExpired()
+          // The person may correct the name they were invited under.
+          const chosen = input.name?.trim()
+          const row = chosen === undefined || chosen === '' ? consumed : { ...consumed, name: chosen }
           // Refused here, the whole transaction rolls back: the invitation stays pending for later.
           await limits.assertUserSeat(tx, row.tenant_id)
           const user = tx.create(User, {

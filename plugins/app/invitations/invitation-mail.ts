@@ -52,10 +52,3 @@ It works once and expires on ${utc(expiresAt)}. If you were not expecting this i
 `
   return { subject, text, html, actionUrl: link }
 }
-
-/** The display name of MAIL_FROM (`ERP Portal <no-reply@…>` → `ERP Portal`), the product's name in mail. */
-export function productName (mailFrom: string, fallback = 'ERP Portal'): string {
-  const match = /^\s*"?([^"<]*?)"?\s*</.exec(mailFrom)
-  const name = match?.[1]?.trim()
-  return name === undefined || name === '' ? fallback : name
-}

@@ -13,8 +13,3 @@ export function newInvitationToken (): { token: string, tokenHash: string } {
 export function hashInvitationToken (token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
-
-/** The portal front end's page that reads the token and calls the accept route. */
-export function acceptUrl (baseUrl: string, token: string): string {
-  return `${baseUrl}/invitation/accept?token=${encodeURIComponent(token)}`
-}

@@ -13,7 +13,8 @@ import { EmailTaken } from '../tenants/tenants.errors.ts'
 import { User, type UserRole } from '../users/user.entity.ts'
 import { Invitation } from './invitation.entity.ts'
 import { renderInvitationMail } from './invitation-mail.ts'
-import { acceptUrl, newInvitationToken } from './invitation-token.ts'
+import { newInvitationToken } from './invitation-token.ts'
+import type { AccountLinks } from '../../../lib/account-links.ts'
 import { toInvitationView, type InvitationView } from './invitation.view.ts'
 import { createInvitationAcceptance, type AcceptanceDeps } from './invitation-acceptance.ts'
 import { InstanceNotFound } from '../instances/instances.errors.ts'
@@ -24,7 +25,8 @@ export interface InvitationsServiceDeps extends AcceptanceDeps {
   activity: ActivityService
   mail: MailService
   ttlDays: number
-  baseUrl: string
+  /** Where the e-mail's accept link opens (lib/account-links.ts). */
+  links: Pick<AccountLinks, 'acceptInvitation'>
   /** The product's name in e-mail subjects. */
   product: string
 }
@@ -42,7 +44,7 @@ const MAIL_KIND = 'invitation'
 const actorName = (actor: Actor) => actor.kind === 'system' ? 'System' : actor.name
 
 export function createInvitationsService (deps: InvitationsServiceDeps) {
-  const { activity, mail, ttlDays, baseUrl, product } = deps
+  const { activity, mail, ttlDays, links, product } = deps
 
   /** Queues the e-mail in `tx`, replacing any unsent one for the same person: its link is dead. */
   async function queueMail (tx: EntityManager, actor: Actor, invitation: Invitation, token: string): Promise<void> {
@@ -58,7 +60,7 @@ export function createInvitationsService (deps: InvitationsServiceDeps) {
         inviteeName: invitation.name,
         inviterName: actor.kind === 'system' ? `The ${company} team` : actor.name,
         role: invitation.role,
-        link: acceptUrl(baseUrl, token),
+        link: links.acceptInvitation(token),
         expiresAt: invitation.expiresAt
       })
     })

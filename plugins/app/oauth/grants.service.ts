@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { DELETE_GRANT, FIND_GRANT, LIST_GRANTS, type GrantRow } from '../../../auth-server/grant-store.ts'
+import { DELETE_GRANT, DELETE_GRANTS_OF_ACCOUNT, FIND_GRANT, LIST_GRANTS, type GrantRow } from '../../../auth-server/grant-store.ts'
 import type { Actor, UserActor } from '../../../lib/actor.ts'
 import type { Sql } from '../../../lib/sql.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
@@ -51,6 +51,15 @@ export function createGrantsService ({ sql, activity }: { sql: Sql, activity: Ac
           targetId: grantId.slice(0, 64)
         })
       })
+    },
+
+    /**
+     * Disconnects every agent of a person at once (their password was reset):
+     * call it inside the transaction of that change. Answers how many grants ended.
+     */
+    async revokeAllOf (tx: EntityManager, userId: string): Promise<number> {
+      const deleted = await tx.execute<Array<{ kind: string }>>(DELETE_GRANTS_OF_ACCOUNT, [userId, userId, userId], 'all')
+      return deleted.filter((row) => row.kind === 'Grant').length
     },
 
     /**

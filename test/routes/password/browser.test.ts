@@ -1,0 +1,114 @@
+/**
+ * Each e-mail's link followed in a real browser (Debian's Chromium), from the
+ * message the SMTP sink received to the end of the journey, on the pages the
+ * service serves itself when PORTAL_APP_URL is unset.
+ */
+import { access, constants } from 'node:fs/promises'
+import t from 'tap'
+import type { Test } from 'tap'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { build } from '../../support/build.ts'
+import { signup } from '../../support/accounts.ts'
+import { startSmtpServer } from '../../support/mail-smtp.ts'
+import { invite } from '../../support/invitations-flow.ts'
+import { freePort } from '../../support/process.ts'
+import { login } from '../../support/password-flow.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+const LINK = /(http:\/\/127\.0\.0\.1:\d+\/(?:invitation\/accept|password\/reset)\?token=[A-Za-z0-9_-]{43})/
+
+/** A missing Chromium fails the run (CI installs it with .ci/browser.sh); this test never skips. */
+async function launchChromium (t: Test): Promise<Browser> {
+  await access(CHROMIUM, constants.X_OK).catch(() => {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package (.ci/browser.sh does it in CI)`)
+  })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  t.teardown(() => browser.close())
+  return browser
+}
+
+/** A page in a fresh profile, and the errors its console reports (CSP violations among them). */
+async function newPage (t: Test, browser: Browser): Promise<{ page: Page, consoleErrors: string[] }> {
+  const context = await browser.newContext()
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) consoleErrors.push(message.text())
+  })
+  return { page, consoleErrors }
+}
+
+const linkIn = (text: string) => {
+  const link = LINK.exec(text)?.[1]
+  if (link === undefined) throw new Error(`no link in:\n${text}`)
+  return link
+}
+
+const port = await freePort()
+const origin = `http://127.0.0.1:${port}`
+const smtp = await startSmtpServer(t)
+const { app } = await build(t, { env: { SMTP_URL: smtp.url, BASE_URL: origin, PRODUCT_NAME: 'Acme Cloud' } })
+await app.listen({ port, host: '127.0.0.1' })
+const browser = await launchChromium(t)
+
+t.test('invitation: the e-mail\'s link, the accept page, then the person signs in on the login page', async (t) => {
+  const admin = await signup(app, { company: 'Browser Corp' })
+  t.equal((await invite(app, admin.token, { email: 'browser-newcomer@example.com', name: 'Bea Browser', role: 'user' })).statusCode, 201)
+  const mail = await smtp.nextMail({ to: 'browser-newcomer@example.com' })
+  const { page, consoleErrors } = await newPage(t, browser)
+
+  await page.goto(linkIn(mail.text))
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Join Browser Corp')
+  t.equal(await page.locator('.brand').textContent(), 'Acme Cloud')
+  t.equal(await page.getByLabel('Name').inputValue(), 'Bea Browser')
+  await page.getByLabel('New password', { exact: true }).fill('bea chosen passphrase')
+  await page.getByLabel('Repeat the new password').fill('bea chosen passphrase')
+  await page.getByRole('button', { name: 'Accept' }).click()
+  await page.getByRole('heading', { name: 'Welcome aboard' }).waitFor()
+
+  await page.getByRole('link', { name: 'Sign in' }).click()
+  await page.getByLabel('Email').fill('browser-newcomer@example.com')
+  await page.getByLabel('Password').fill('bea chosen passphrase')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Signed in' }).waitFor()
+  t.match(await page.locator('main').textContent(), /signed in as Bea Browser/)
+  t.same(consoleErrors, [], 'no console errors (no CSP violation)')
+})
+
+t.test('password reset: "Forgot password?" on the login page, the e-mail\'s link, a new password; the old one fails, the new one works', async (t) => {
+  const admin = await signup(app)
+  const { page, consoleErrors } = await newPage(t, browser)
+
+  await page.goto(`${origin}/login`)
+  await page.getByRole('link', { name: 'Forgot password?' }).click()
+  await page.getByLabel('Email').fill(admin.email)
+  await page.getByRole('button', { name: 'Send the link' }).click()
+  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor()
+
+  const mail = await smtp.nextMail({ to: admin.email })
+  t.equal(mail.subject, 'Reset your Acme Cloud password')
+  await page.goto(linkIn(mail.text))
+  await page.getByLabel('New password', { exact: true }).fill('short')
+  await page.getByLabel('Repeat the new password').fill('short')
+  await page.getByRole('button', { name: 'Set the new password' }).click()
+  t.match(await page.getByRole('alert').textContent(), /at least 10 characters/, 'the rule, on the form')
+  await page.getByLabel('New password', { exact: true }).fill('browser reset passphrase')
+  await page.getByLabel('Repeat the new password').fill('browser reset passphrase')
+  await page.getByRole('button', { name: 'Set the new password' }).click()
+  await page.getByRole('heading', { name: 'Password changed' }).waitFor()
+
+  t.equal((await login(app, admin.email, admin.password)).statusCode, 401, 'the old password fails')
+  await page.getByRole('link', { name: 'Sign in' }).click()
+  await page.getByLabel('Email').fill(admin.email)
+  await page.getByLabel('Password').fill('browser reset passphrase')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Signed in' }).waitFor()
+
+  t.same(consoleErrors, [], 'no console errors (no CSP violation)')
+
+  const again = await page.goto(linkIn(mail.text))
+  t.equal(again?.status(), 400)
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'This link cannot be used', 'the link worked once')
+})
