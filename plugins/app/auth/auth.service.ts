@@ -7,9 +7,11 @@ import { normalizeEmail } from '../../../lib/email.ts'
 import { isUuid } from '../../../lib/uuid.ts'
 import type { TenantsService, RegisterTenantInput } from '../tenants/tenants.service.ts'
 import { User } from '../users/user.entity.ts'
-import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
+import type { TwoFactorService } from '../two-factor/two-factor.service.ts'
+import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid, TwoFactorEnrolmentRequired, TwoFactorRequired } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
+import { createTwoStepLoginService } from './two-step-login.service.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface TokenSigner {
@@ -52,11 +54,14 @@ interface AuthRow {
   email: string
   name: string
   role: 'admin' | 'user'
+  /** The session's last use is over a minute old (or unknown): time to record this one. */
+  stale?: boolean
 }
 
 /** The live session of a token (session, active user, active tenant), its ids in the given parameters. */
 const liveSession = (sessionId: string, userId: string, tenantId: string) => `
-SELECT u.id, u.tenant_id, u.email, u.name, u.role
+SELECT u.id, u.tenant_id, u.email, u.name, u.role,
+  (s.last_used_at IS NULL OR s.last_used_at < now() - interval '1 minute') AS stale
 FROM portal_sessions s
 JOIN users u ON u.id = s.user_id
 JOIN tenants t ON t.id = u.tenant_id
@@ -66,6 +71,12 @@ WHERE s.id = ${sessionId} AND s.user_id = ${userId} AND s.tenant_id = ${tenantId
 
 /** One primary-key lookup per request, prepared once per connection. */
 const AUTHENTICATE = { name: 'portal-authenticate', text: liveSession('$1', '$2', '$3') }
+
+/** At most once a minute per session: a session's last use is to the minute, not to the request. */
+const TOUCH = {
+  name: 'portal-session-touch',
+  text: "UPDATE portal_sessions SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"
+}
 
 const sessionStatements = new Map<string, { text: string, values: number }>()
 
@@ -96,10 +107,13 @@ export interface AuthServiceDeps {
   sql: Sql
   tokens: TokenSigner
   tenants: TenantsService
+  twoFactor: TwoFactorService
   tokenTtlSeconds: number
+  /** Lifetime and wrong-code budget of the second step of a login. */
+  challenge: { ttlSeconds: number, maxAttempts: number }
 }
 
-export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
+export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSeconds, challenge }: AuthServiceDeps) {
   function claimsOf (token: string): SessionClaims {
     let claims: ReturnType<TokenSigner['verify']>
     try {
@@ -120,6 +134,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       user,
       expiresAt: new Date(Date.now() + tokenTtlSeconds * 1000),
       revokedAt: null,
+      lastUsedAt: new Date(),
       ip: meta.ip?.slice(0, 64) ?? null,
       userAgent: meta.userAgent?.slice(0, 512) ?? null
     })
@@ -133,7 +148,16 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
     }
   }
 
+  async function touched (row: AuthRow, sessionId: string): Promise<void> {
+    if (row.stale === true) await sql({ ...TOUCH, values: [sessionId] })
+  }
+
+  const twoStep = createTwoStepLoginService({ twoFactor, issueSession, ...challenge })
+
   return {
+    /** The second step of a login: TOTP or recovery code, or a first enrolment (two-step-login.service.ts). */
+    twoStep,
+
     /**
      * Opens a portal session for a user (tenant loaded) and answers the login
      * body. Used by login, signup and invitation acceptance.
@@ -146,7 +170,12 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       return issueSession(em, admin, meta)
     },
 
-    /** Same answer (and about the same time) for an unknown e-mail and a wrong password. */
+    /**
+     * Same answer (and about the same time) for an unknown e-mail and a wrong
+     * password. After the right one, a person with a second factor gets
+     * TWO_FACTOR_REQUIRED, one whose company requires a factor they lack
+     * TWO_FACTOR_ENROLMENT_REQUIRED, each with a challenge in `details`.
+     */
     async login (em: EntityManager, input: { login: string, password: string }, meta: ClientMeta): Promise<LoginResult> {
       const user = await em.findOne(User, { email: normalizeEmail(input.login) }, {
         ...ACROSS_TENANTS,
@@ -159,7 +188,10 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       if (!(await verifyPassword(user.passwordHash, input.password))) throw InvalidCredentials()
       if (!user.active) throw AccountDisabled()
       if (user.tenant.status !== 'active') throw TenantSuspended()
-      return issueSession(em, user, meta)
+      const next = await twoFactor.loginStep(em, { userId: user.id, tenantId: user.tenant.id })
+      if (next === 'none') return issueSession(em, user, meta)
+      const opened = await twoStep.open(em, user, next, meta)
+      throw next === 'code' ? TwoFactorRequired(undefined, opened) : TwoFactorEnrolmentRequired(undefined, opened)
     },
 
     /** The claims of a token with a valid signature and well-formed ids (no database read); 401 otherwise. */
@@ -173,6 +205,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       const claims = claimsOf(token)
       const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: [claims.sessionId, claims.userId, claims.tenantId] })
       if (row === undefined) throw TokenInvalid()
+      await touched(row, claims.sessionId)
       return actorOf(row, claims.sessionId)
     },
 
@@ -190,6 +223,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
         values: [claims.tenantId, ...values, claims.sessionId, claims.userId]
       })
       if (found === undefined) throw TokenInvalid()
+      await touched(found, claims.sessionId)
       return { actor: actorOf(found, claims.sessionId), rows: found.rows }
     },
 
