@@ -21,13 +21,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     onRequest: perIp,
     schema: {
       tags: ['auth'],
-      operationId: 'completeTwoFactorLogin',
+      operationId: 'finishTwoFactorLogin',
       summary: 'Log in: the second factor',
       description: 'After POST /api/login answered 401 TWO_FACTOR_REQUIRED: its `details.challenge` with a `code` of the authenticator app or a `recovery_code`. ' +
         'Answers like a login. A wrong code: 401 TWO_FACTOR_CODE_INVALID (the challenge stays usable); an expired, used or exhausted challenge: 401 LOGIN_CHALLENGE_INVALID. ' +
         `A code works once: its time step cannot be replayed. ${limits}`,
       body: LoginSecondStepBody,
-      response: responses({ 200: LoginResponse }, [401, 403, 413, 415, 429])
+      response: responses({ 200: LoginResponse }, [401, 403, 409, 413, 415, 429])
     }
   }, async (request) => {
     const { challenge, ...proof } = request.body
@@ -44,7 +44,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'After POST /api/login answered 403 TWO_FACTOR_ENROLMENT_REQUIRED (the company requires a second factor): a new secret and QR code ' +
         'for the `details.challenge`. Calling it again replaces the secret. Then POST /api/login/2fa/enrol/verify.',
       body: LoginEnrolBody,
-      response: responses({ 200: TwoFactorEnrolmentResponse }, [401, 403, 413, 415, 429])
+      response: responses({ 200: TwoFactorEnrolmentResponse }, [401, 403, 409, 413, 415, 429])
     }
   }, async (request) => ({ success: true as const, ...await twoStep.startEnrolment(request.em, request.body.challenge) }))
 

@@ -17,7 +17,7 @@ const MINUTE = 60_000
 /** Failures the person can fix by typing again: shown on the form, with the service's own message. */
 const FORM_ERRORS = new Set(['INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'TENANT_SUSPENDED'])
 /** After the password: back to the first step, with the service's message (a challenge expired, used, or out of attempts). */
-const SECOND_STEP_RESTARTS = new Set(['LOGIN_CHALLENGE_INVALID', 'ACCOUNT_DISABLED', 'TENANT_SUSPENDED'])
+const SECOND_STEP_RESTARTS = new Set(['LOGIN_CHALLENGE_INVALID', 'TWO_FACTOR_NOT_ENABLED', 'ACCOUNT_DISABLED', 'TENANT_SUSPENDED'])
 const ENROL_FIRST = 'Your company requires two-factor authentication. Set it up in the portal (your account\'s security settings), then connect again.'
 const DAMAGED_TRANSACTION = 'This sign-in link is damaged: its authorization transaction (oauth_transaction) contains control ' +
   'characters or broken Unicode. Go back to the application and connect again.'

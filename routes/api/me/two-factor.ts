@@ -43,7 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     preValidation: perUser,
     schema: {
       tags: ['auth'],
-      operationId: 'verifyTwoFactorEnrolment',
+      operationId: 'confirmTwoFactorEnrolment',
       summary: 'Turn the second factor on',
       description: 'The first code of the app: turns the factor on and answers ten single-use recovery codes, shown only this once. ' +
         'Wrong code: 401 TWO_FACTOR_CODE_INVALID; nothing pending: 409 TWO_FACTOR_NOT_PENDING.',
@@ -59,7 +59,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     preValidation: perUser,
     schema: {
       tags: ['auth'],
-      operationId: 'disableTwoFactor',
+      operationId: 'deleteTwoFactor',
       summary: 'Turn the second factor off',
       description: 'Needs a current `code` or a `recovery_code`. Wrong: 401 TWO_FACTOR_CODE_INVALID; not on: 409 TWO_FACTOR_NOT_ENABLED; ' +
         'the company requires it: 409 TWO_FACTOR_REQUIRED_BY_COMPANY.',
