@@ -54,14 +54,11 @@ interface AuthRow {
   email: string
   name: string
   role: 'admin' | 'user'
-  /** The session's last use is over a minute old (or unknown): time to record this one. */
-  stale?: boolean
 }
 
 /** The live session of a token (session, active user, active tenant), its ids in the given parameters. */
 const liveSession = (sessionId: string, userId: string, tenantId: string) => `
-SELECT u.id, u.tenant_id, u.email, u.name, u.role,
-  (s.last_used_at IS NULL OR s.last_used_at < now() - interval '1 minute') AS stale
+SELECT u.id, u.tenant_id, u.email, u.name, u.role
 FROM portal_sessions s
 JOIN users u ON u.id = s.user_id
 JOIN tenants t ON t.id = u.tenant_id
@@ -70,12 +67,21 @@ WHERE s.id = ${sessionId} AND s.user_id = ${userId} AND s.tenant_id = ${tenantId
   AND u.active AND t.status = 'active'`
 
 /** One primary-key lookup per request, prepared once per connection. */
-const AUTHENTICATE = { name: 'portal-authenticate', text: liveSession('$1', '$2', '$3') }
+/**
+ * Records the session's use, in the same statement as its check (a CTE named
+ * `touched`, run whether read or not), when the live session `live` was last
+ * used over a minute ago: one write a minute per session, not one per request.
+ */
+const touchSession = (sessionId: string, live: string) => `touched AS (
+  UPDATE portal_sessions SET last_used_at = now()
+  WHERE id = ${sessionId} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AND EXISTS (SELECT 1 FROM ${live})
+  RETURNING 1
+)`
 
-/** At most once a minute per session: a session's last use is to the minute, not to the request. */
-const TOUCH = {
-  name: 'portal-session-touch',
-  text: "UPDATE portal_sessions SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')"
+const AUTHENTICATE = {
+  name: 'portal-authenticate',
+  text: `WITH live AS MATERIALIZED (${liveSession('$1', '$2', '$3')}), ${touchSession('$1', 'live')}
+SELECT * FROM live`
 }
 
 const sessionStatements = new Map<string, { text: string, values: number }>()
@@ -93,7 +99,7 @@ function sessionStatement (statement: TenantStatement, values: number): string {
     if (known.values !== values) throw new Error(`Statement ${statement.name} takes ${known.values} values, not ${values}`)
     return known.text
   }
-  const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')})
+  const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')}), ${touchSession(`$${values + 2}`, 'session')}
 SELECT session.*, (SELECT coalesce(json_agg(r), '[]'::json) FROM (${statement.text}) r) AS rows FROM session`
   sessionStatements.set(statement.name, { text, values })
   return text
@@ -146,10 +152,6 @@ export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSe
       expires_in: tokenTtlSeconds,
       user: toPortalUser({ id: user.id, tenant_id: user.tenant.id, email: user.email, name: user.name, role: user.role })
     }
-  }
-
-  async function touched (row: AuthRow, sessionId: string): Promise<void> {
-    if (row.stale === true) await sql({ ...TOUCH, values: [sessionId] })
   }
 
   const twoStep = createTwoStepLoginService({ twoFactor, issueSession, ...challenge })
@@ -205,7 +207,6 @@ export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSe
       const claims = claimsOf(token)
       const [row] = await sql<AuthRow>({ ...AUTHENTICATE, values: [claims.sessionId, claims.userId, claims.tenantId] })
       if (row === undefined) throw TokenInvalid()
-      await touched(row, claims.sessionId)
       return actorOf(row, claims.sessionId)
     },
 
@@ -223,7 +224,6 @@ export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSe
         values: [claims.tenantId, ...values, claims.sessionId, claims.userId]
       })
       if (found === undefined) throw TokenInvalid()
-      await touched(found, claims.sessionId)
       return { actor: actorOf(found, claims.sessionId), rows: found.rows }
     },
 

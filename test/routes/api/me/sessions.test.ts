@@ -39,7 +39,7 @@ t.test('last use is recorded at most once a minute, not on every request', async
   const admin = await signup(app)
   const sessionId = async () => (await app.inject({ method: 'GET', url: '/api/me/sessions', headers: bearer(admin.token) })).json().sessions[0].id
   const id = await sessionId()
-  const lastUsed = async () => (await app.sql<{ t: Date }>({ text: 'SELECT last_used_at AS t FROM portal_sessions WHERE id = $1', values: [id] }))[0]!.t.getTime()
+  const lastUsed = async () => new Date((await app.sql<{ t: Date | string }>({ text: 'SELECT last_used_at AS t FROM portal_sessions WHERE id = $1', values: [id] }))[0]!.t).getTime()
 
   await app.sql({ text: "UPDATE portal_sessions SET last_used_at = now() - interval '30 seconds' WHERE id = $1", values: [id] })
   const recent = await lastUsed()
