@@ -23,6 +23,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS.Database,
   ...ENV_SECTIONS.Secrets,
   ...ENV_SECTIONS['Rate limits'],
+  ...ENV_SECTIONS['Two-factor authentication'],
   ...ENV_SECTIONS['E-mail and invitations'],
   ...ENV_SECTIONS['Payments and trials'],
   ...ENV_SECTIONS['Support staff'],

@@ -5,6 +5,9 @@ import { Subscription } from '../plugins/app/subscriptions/subscription.entity.t
 import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
 import { PasswordReset } from '../plugins/app/passwords/password-reset.entity.ts'
+import { LoginChallenge } from '../plugins/app/auth/login-challenge.entity.ts'
+import { UserTwoFactor } from '../plugins/app/two-factor/two-factor.entity.ts'
+import { RecoveryCode } from '../plugins/app/two-factor/recovery-code.entity.ts'
 import { Instance } from '../plugins/app/instances/instance.entity.ts'
 import { Backup } from '../plugins/app/backups/backup.entity.ts'
 import { AddonSource } from '../plugins/app/addon-sources/addon-source.entity.ts'
@@ -33,5 +36,6 @@ export const entities = [
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
-  MetricSample, MetricHour, ErpCredentials, InstanceModule
+  MetricSample, MetricHour, ErpCredentials, InstanceModule,
+  LoginChallenge, UserTwoFactor, RecoveryCode
 ]

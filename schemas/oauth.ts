@@ -72,4 +72,12 @@ export const LoginForm = Type.Object({
   oauth_transaction: Type.Optional(PageTransaction)
 })
 
+/** The login page's second step, for a person with a second factor: `code` holds a TOTP code or a recovery code. */
+export const LoginSecondStepForm = Type.Object({
+  challenge: Type.Optional(Type.String({ maxLength: 64, description: 'The hidden field the page sets: the login challenge' })),
+  code: Type.Optional(Type.String({ maxLength: 64, description: 'A 6-digit code of the authenticator app, or a recovery code' })),
+  csrf: Type.Optional(Type.String({ maxLength: 128, description: 'The hidden field the page sets' })),
+  oauth_transaction: Type.Optional(PageTransaction)
+})
+
 export const HtmlPage = Type.String({ description: 'An HTML page' })

@@ -34,8 +34,12 @@ export const NotificationSettings = Type.Object({
   weekly_report: Type.Boolean({ description: 'A weekly summary e-mail' })
 })
 
+export const SecuritySettings = Type.Object({
+  require_two_factor: Type.Boolean({ description: 'Every member must sign in with a second factor; members without one set it up at their next login' })
+})
+
 export const SettingsResponse = Success({
-  settings: Type.Object({ company: CompanySettings, notifications: NotificationSettings })
+  settings: Type.Object({ company: CompanySettings, notifications: NotificationSettings, security: SecuritySettings })
 }, { description: 'The company settings; defaults until an administrator saves them' })
 
 // Structure and size only: what a value means (a real country, currency…) is the service's check, with its own error code.
@@ -56,5 +60,8 @@ export const SettingsUpdateBody = Type.Object({
     billing: Type.Optional(Type.Boolean()),
     tickets: Type.Optional(Type.Boolean()),
     weekly_report: Type.Optional(Type.Boolean())
+  }, { additionalProperties: false })),
+  security: Type.Optional(Type.Object({
+    require_two_factor: Type.Optional(Type.Boolean({ description: 'Require a second factor of every member' }))
   }, { additionalProperties: false }))
 }, { additionalProperties: false, description: 'Any subset of the settings; fields left out keep their value' })

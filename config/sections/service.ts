@@ -59,7 +59,12 @@ export const SERVICE_SECTIONS = {
     SIGNUP_LIMIT_PER_IP: atLeastOne(10, 'Signups per hour per client IP.'),
     SIGNUP_LIMIT_PER_ACCOUNT: atLeastOne(5, 'Signups per hour per e-mail address.'),
     PASSWORD_RESET_LIMIT_PER_IP: atLeastOne(10, 'Password reset requests per hour per client IP; new passwords sent with a reset link are held to as many per hour per IP and per link.'),
-    PASSWORD_RESET_LIMIT_PER_ACCOUNT: atLeastOne(3, 'Password reset requests per hour per e-mail address.')
+    PASSWORD_RESET_LIMIT_PER_ACCOUNT: atLeastOne(3, 'Password reset requests per hour per e-mail address.'),
+    TWO_FACTOR_LIMIT_PER_IP: atLeastOne(20, 'Second-step login answers (codes, enrolments) per minute per client IP.')
+  },
+  'Two-factor authentication': {
+    TWO_FACTOR_CHALLENGE_TTL_SECONDS: seconds(60, 900, 300, 'How long the second step of a login (a code, or a first enrolment) may take after the right password.'),
+    TWO_FACTOR_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Wrong codes one login challenge takes before it is spent (the person signs in again).' })
   },
   'E-mail and invitations': {
     SMTP_URL: Type.Optional(Type.String({

@@ -17,7 +17,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['auth'],
       operationId: 'logIn',
       summary: 'Log in',
-      description: `Exchanges e-mail and password for a bearer token. Unknown e-mail and wrong password get the same 401. Rate-limited: ${config.LOGIN_LIMIT_PER_IP} per minute per IP and ${config.LOGIN_LIMIT_PER_ACCOUNT} per 15 minutes per account.`,
+      description: 'Exchanges e-mail and password for a bearer token. Unknown e-mail and wrong password get the same 401. ' +
+        'After the right password, a person with a second factor gets 401 TWO_FACTOR_REQUIRED and one whose company requires a factor they lack ' +
+        '403 TWO_FACTOR_ENROLMENT_REQUIRED, each with `details: {challenge, expires_in}` for POST /api/login/2fa or /api/login/2fa/enrol. ' +
+        `Rate-limited: ${config.LOGIN_LIMIT_PER_IP} per minute per IP and ${config.LOGIN_LIMIT_PER_ACCOUNT} per 15 minutes per account.`,
       body: LoginBody,
       response: responses({ 200: LoginResponse }, [401, 403, 413, 415, 429])
     }

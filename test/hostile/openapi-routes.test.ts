@@ -7,7 +7,7 @@
  * routes reach the real authorization server through the portal's proxy.
  *
  * Never a 5xx; every 4xx in the envelope, or in the OAuth error format on
- * OAuth endpoints, or an HTML page on the browser pages (/login, /oauth/...).
+ * OAuth endpoints, or an HTML page on the browser pages (/login, /login/..., /oauth/...).
  */
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
@@ -27,7 +27,7 @@ const ELSEWHERE = new Set(['POST /api/mcp'])
 const RUNS_PER_ROUTE = 5
 
 const isOAuthEndpoint = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/') || path === '/api/oauth/register'
-const isBrowserPage = (path: string) => path === '/login' || ['/oauth/', '/invitation/', '/password/'].some((prefix) => path.startsWith(prefix))
+  const isBrowserPage = (path: string) => path === '/login' || ['/oauth/', '/invitation/', '/password/', '/login/'].some((prefix) => path.startsWith(prefix))
 
 /** What a refusal must look like on this path; undefined when it does. */
 function refusalProblem (path: string, response: LightMyRequestResponse): string | undefined {

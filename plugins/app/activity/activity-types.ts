@@ -1,4 +1,5 @@
 import { ADDON_SOURCES_ACTIVITY, ADDON_SOURCES_ACTIVITY_TARGETS } from '../addon-sources/addon-sources.activity.ts'
+import { AUTH_ACTIVITY, AUTH_ACTIVITY_TARGETS } from '../auth/auth.activity.ts'
 import { BACKUPS_ACTIVITY, BACKUPS_ACTIVITY_TARGETS } from '../backups/backups.activity.ts'
 import { ERP_ACTIVITY } from '../erp/erp.activity.ts'
 import { INSTANCES_ACTIVITY, INSTANCES_ACTIVITY_TARGETS } from '../instances/instances.activity.ts'
@@ -9,6 +10,7 @@ import { PAYMENTS_ACTIVITY, PAYMENTS_ACTIVITY_TARGETS } from '../payments/paymen
 import { SETTINGS_ACTIVITY, SETTINGS_ACTIVITY_TARGETS } from '../settings/settings.activity.ts'
 import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subscriptions/subscriptions.activity.ts'
 import { TICKETS_ACTIVITY, TICKETS_ACTIVITY_TARGETS } from '../tickets/tickets.activity.ts'
+import { TWO_FACTOR_ACTIVITY } from '../two-factor/two-factor.activity.ts'
 import { USERS_ACTIVITY, USERS_ACTIVITY_TARGETS } from '../users/users.activity.ts'
 
 /**
@@ -20,6 +22,7 @@ import { USERS_ACTIVITY, USERS_ACTIVITY_TARGETS } from '../users/users.activity.
  */
 export const ACTIVITY_CATALOGS = {
   'addon-sources': { types: ADDON_SOURCES_ACTIVITY, targets: ADDON_SOURCES_ACTIVITY_TARGETS },
+  auth: { types: AUTH_ACTIVITY, targets: AUTH_ACTIVITY_TARGETS },
   backups: { types: BACKUPS_ACTIVITY, targets: BACKUPS_ACTIVITY_TARGETS },
   erp: { types: ERP_ACTIVITY, targets: {} },
   instances: { types: INSTANCES_ACTIVITY, targets: INSTANCES_ACTIVITY_TARGETS },
@@ -30,12 +33,14 @@ export const ACTIVITY_CATALOGS = {
   settings: { types: SETTINGS_ACTIVITY, targets: SETTINGS_ACTIVITY_TARGETS },
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
   tickets: { types: TICKETS_ACTIVITY, targets: TICKETS_ACTIVITY_TARGETS },
+  'two-factor': { types: TWO_FACTOR_ACTIVITY, targets: {} },
   users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS }
 } as const satisfies Record<string, { types: Record<string, string>, targets: Record<string, string> }>
 
 /** Type → what it means. */
 export const ACTIVITY_DESCRIPTIONS = {
   ...ADDON_SOURCES_ACTIVITY,
+  ...AUTH_ACTIVITY,
   ...BACKUPS_ACTIVITY,
   ...ERP_ACTIVITY,
   ...INSTANCES_ACTIVITY,
@@ -46,6 +51,7 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...SETTINGS_ACTIVITY,
   ...SUBSCRIPTIONS_ACTIVITY,
   ...TICKETS_ACTIVITY,
+  ...TWO_FACTOR_ACTIVITY,
   ...USERS_ACTIVITY
 } as const
 
@@ -56,6 +62,7 @@ export const ACTIVITY_TYPES = Object.keys(ACTIVITY_DESCRIPTIONS) as ActivityType
 /** What an activity can point at (`target_type`) → what its `target_id` holds; each declared by the room that owns the thing. */
 export const ACTIVITY_TARGET_DESCRIPTIONS = {
   ...ADDON_SOURCES_ACTIVITY_TARGETS,
+  ...AUTH_ACTIVITY_TARGETS,
   ...BACKUPS_ACTIVITY_TARGETS,
   ...INSTANCES_ACTIVITY_TARGETS,
   ...INVITATIONS_ACTIVITY_TARGETS,

@@ -7,9 +7,11 @@ import { normalizeEmail } from '../../../lib/email.ts'
 import { isUuid } from '../../../lib/uuid.ts'
 import type { TenantsService, RegisterTenantInput } from '../tenants/tenants.service.ts'
 import { User } from '../users/user.entity.ts'
-import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid } from './auth.errors.ts'
+import type { TwoFactorService } from '../two-factor/two-factor.service.ts'
+import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid, TwoFactorEnrolmentRequired, TwoFactorRequired } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
+import { createTwoStepLoginService } from './two-step-login.service.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface TokenSigner {
@@ -65,7 +67,22 @@ WHERE s.id = ${sessionId} AND s.user_id = ${userId} AND s.tenant_id = ${tenantId
   AND u.active AND t.status = 'active'`
 
 /** One primary-key lookup per request, prepared once per connection. */
-const AUTHENTICATE = { name: 'portal-authenticate', text: liveSession('$1', '$2', '$3') }
+/**
+ * Records the session's use, in the same statement as its check (a CTE named
+ * `touched`, run whether read or not), when the live session `live` was last
+ * used over a minute ago: one write a minute per session, not one per request.
+ */
+const touchSession = (sessionId: string, live: string) => `touched AS (
+  UPDATE portal_sessions SET last_used_at = now()
+  WHERE id = ${sessionId} AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AND EXISTS (SELECT 1 FROM ${live})
+  RETURNING 1
+)`
+
+const AUTHENTICATE = {
+  name: 'portal-authenticate',
+  text: `WITH live AS MATERIALIZED (${liveSession('$1', '$2', '$3')}), ${touchSession('$1', 'live')}
+SELECT * FROM live`
+}
 
 const sessionStatements = new Map<string, { text: string, values: number }>()
 
@@ -82,7 +99,7 @@ function sessionStatement (statement: TenantStatement, values: number): string {
     if (known.values !== values) throw new Error(`Statement ${statement.name} takes ${known.values} values, not ${values}`)
     return known.text
   }
-  const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')})
+  const text = `WITH session AS MATERIALIZED (${liveSession(`$${values + 2}`, `$${values + 3}`, '$1')}), ${touchSession(`$${values + 2}`, 'session')}
 SELECT session.*, (SELECT coalesce(json_agg(r), '[]'::json) FROM (${statement.text}) r) AS rows FROM session`
   sessionStatements.set(statement.name, { text, values })
   return text
@@ -96,10 +113,13 @@ export interface AuthServiceDeps {
   sql: Sql
   tokens: TokenSigner
   tenants: TenantsService
+  twoFactor: TwoFactorService
   tokenTtlSeconds: number
+  /** Lifetime and wrong-code budget of the second step of a login. */
+  challenge: { ttlSeconds: number, maxAttempts: number }
 }
 
-export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: AuthServiceDeps) {
+export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSeconds, challenge }: AuthServiceDeps) {
   function claimsOf (token: string): SessionClaims {
     let claims: ReturnType<TokenSigner['verify']>
     try {
@@ -120,6 +140,7 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       user,
       expiresAt: new Date(Date.now() + tokenTtlSeconds * 1000),
       revokedAt: null,
+      lastUsedAt: new Date(),
       ip: meta.ip?.slice(0, 64) ?? null,
       userAgent: meta.userAgent?.slice(0, 512) ?? null
     })
@@ -133,7 +154,12 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
     }
   }
 
+  const twoStep = createTwoStepLoginService({ twoFactor, issueSession, ...challenge })
+
   return {
+    /** The second step of a login: TOTP or recovery code, or a first enrolment (two-step-login.service.ts). */
+    twoStep,
+
     /**
      * Opens a portal session for a user (tenant loaded) and answers the login
      * body. Used by login, signup and invitation acceptance.
@@ -146,7 +172,12 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       return issueSession(em, admin, meta)
     },
 
-    /** Same answer (and about the same time) for an unknown e-mail and a wrong password. */
+    /**
+     * Same answer (and about the same time) for an unknown e-mail and a wrong
+     * password. After the right one, a person with a second factor gets
+     * TWO_FACTOR_REQUIRED, one whose company requires a factor they lack
+     * TWO_FACTOR_ENROLMENT_REQUIRED, each with a challenge in `details`.
+     */
     async login (em: EntityManager, input: { login: string, password: string }, meta: ClientMeta): Promise<LoginResult> {
       const user = await em.findOne(User, { email: normalizeEmail(input.login) }, {
         ...ACROSS_TENANTS,
@@ -159,7 +190,10 @@ export function createAuthService ({ sql, tokens, tenants, tokenTtlSeconds }: Au
       if (!(await verifyPassword(user.passwordHash, input.password))) throw InvalidCredentials()
       if (!user.active) throw AccountDisabled()
       if (user.tenant.status !== 'active') throw TenantSuspended()
-      return issueSession(em, user, meta)
+      const next = await twoFactor.loginStep(em, { userId: user.id, tenantId: user.tenant.id })
+      if (next === 'none') return issueSession(em, user, meta)
+      const opened = await twoStep.open(em, user, next, meta)
+      throw next === 'code' ? TwoFactorRequired(undefined, opened) : TwoFactorEnrolmentRequired(undefined, opened)
     },
 
     /** The claims of a token with a valid signature and well-formed ids (no database read); 401 otherwise. */

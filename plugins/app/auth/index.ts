@@ -6,6 +6,7 @@ import { authModeOf } from '../../../lib/route-auth.ts'
 import { bearerTokenIn } from '../../../lib/bearer.ts'
 import type { CallerSql, TenantStatement } from '../../../lib/tenant-sql.ts'
 import { createAuthService, type AuthService, type SessionClaims } from './auth.service.ts'
+import { createSessionsService, type SessionsService } from './sessions.service.ts'
 import { TokenMissing } from './auth.errors.ts'
 
 declare module 'fastify' {
@@ -18,6 +19,8 @@ declare module 'fastify' {
        */
       sessionSql: (request: FastifyRequest) => CallerSql
     }
+    /** A person's open sessions (devices), and ending them. */
+    sessions: SessionsService
   }
   interface FastifyRequest {
     /** Set for every route with `auth: 'portal'` (the default under /api/), and by `auth.sessionSql`. */
@@ -48,7 +51,9 @@ export default fp(async (fastify) => {
   const auth = createAuthService({
     sql: fastify.sql,
     tenants: fastify.tenants,
+    twoFactor: fastify.twoFactor,
     tokenTtlSeconds: fastify.config.TOKEN_TTL_SECONDS,
+    challenge: { ttlSeconds: fastify.config.TWO_FACTOR_CHALLENGE_TTL_SECONDS, maxAttempts: fastify.config.TWO_FACTOR_MAX_ATTEMPTS },
     tokens: {
       sign: (payload, options) => fastify.jwt.sign(payload, { sub: options.sub }),
       verify: (token) => fastify.jwt.verify(token)
@@ -72,6 +77,7 @@ export default fp(async (fastify) => {
   }
 
   fastify.decorate('auth', { ...auth, sessionSql })
+  fastify.decorate('sessions', createSessionsService({ activity: fastify.activity }))
   fastify.decorateRequest('actor', null as unknown as UserActor)
   fastify.decorateRequest(kClaims, undefined)
   fastify.decorateRequest(kScope, undefined)
@@ -104,7 +110,7 @@ export default fp(async (fastify) => {
       (request as unknown as ClaimsHolder)[kClaims] = auth.claimsOf(bearerToken(request))
     }
   })
-}, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants'] })
+}, { name: 'auth', dependencies: ['orm', 'jwt', 'tenants', 'activity', 'two-factor'] })
 
 function bearerToken (request: FastifyRequest): string {
   const token = bearerTokenIn(request.headers.authorization)

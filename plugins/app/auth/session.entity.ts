@@ -17,6 +17,8 @@ const PortalSessionSchema = defineEntity({
     createdAt: createdAt(),
     expiresAt: timestamp(),
     revokedAt: timestamp().nullable(),
+    /** When a request last used the session, to the minute: refreshed at most once a minute. */
+    lastUsedAt: timestamp().nullable(),
     ip: p.string().length(64).nullable(),
     userAgent: p.string().length(512).nullable()
   }

@@ -2,7 +2,7 @@ import type { AppErrorFactory } from '../../../lib/errors.ts'
 import { normalizeCountryCode, normalizeCurrencyCode, normalizeLanguageTag, normalizeTimeZone } from './locale-codes.ts'
 import {
   InvalidCompanyAddress, InvalidCompanyEmail, InvalidCompanyName, InvalidCompanyPhone, InvalidCountry, InvalidCurrency,
-  InvalidLanguage, InvalidNotificationSetting, InvalidTimezone, InvalidVatId
+  InvalidLanguage, InvalidNotificationSetting, InvalidSecuritySetting, InvalidTimezone, InvalidVatId
 } from './settings.errors.ts'
 import type { SETTINGS_DEFAULTS } from './settings.view.ts'
 
@@ -24,6 +24,9 @@ export interface SettingsUpdate {
     billing?: boolean
     tickets?: boolean
     weekly_report?: boolean
+  }
+  security?: {
+    require_two_factor?: boolean
   }
 }
 
@@ -98,6 +101,10 @@ const COMPANY_RULES: Record<keyof NonNullable<SettingsUpdate['company']>, Rule> 
   language: { target: 'language', label: 'language', error: InvalidLanguage, parse: required(code(normalizeLanguageTag, 'must be a BCP 47 language tag of at most 16 characters, e.g. "en" or "fr-BE"')) }
 }
 
+const SECURITY_RULES: Record<keyof NonNullable<SettingsUpdate['security']>, Rule> = {
+  require_two_factor: { target: 'requireTwoFactor', label: 'two-factor requirement', error: InvalidSecuritySetting, parse: flag }
+}
+
 const NOTIFICATION_RULES: Record<keyof NonNullable<SettingsUpdate['notifications']>, Rule> = {
   instance_events: { target: 'notifyInstanceEvents', label: 'instance event notifications', error: InvalidNotificationSetting, parse: flag },
   billing: { target: 'notifyBilling', label: 'billing notifications', error: InvalidNotificationSetting, parse: flag },
@@ -113,7 +120,7 @@ const NOTIFICATION_RULES: Record<keyof NonNullable<SettingsUpdate['notifications
 export function parseSettingsUpdate (input: SettingsUpdate): SettingsChange[] {
   const changes: SettingsChange[] = []
   const failures: Array<{ field: string, code: string, message: string, error: AppErrorFactory }> = []
-  const sections = [['company', COMPANY_RULES, input.company], ['notifications', NOTIFICATION_RULES, input.notifications]] as const
+  const sections = [['company', COMPANY_RULES, input.company], ['notifications', NOTIFICATION_RULES, input.notifications], ['security', SECURITY_RULES, input.security]] as const
   for (const [section, rules, values] of sections) {
     if (values === undefined) continue
     for (const [key, rule] of Object.entries(rules) as Array<[string, Rule]>) {

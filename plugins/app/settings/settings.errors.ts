@@ -11,3 +11,4 @@ export const InvalidCurrency = defineError('INVALID_CURRENCY', 'Invalid currency
 export const InvalidTimezone = defineError('INVALID_TIMEZONE', 'Invalid time zone', 400)
 export const InvalidLanguage = defineError('INVALID_LANGUAGE', 'Invalid language', 400)
 export const InvalidNotificationSetting = defineError('INVALID_NOTIFICATION_SETTING', 'Invalid notification setting', 400)
+export const InvalidSecuritySetting = defineError('INVALID_SECURITY_SETTING', 'Invalid security setting', 400)

@@ -25,6 +25,7 @@ export interface NotificationSettingsView {
 export interface SettingsView {
   company: CompanySettingsView
   notifications: NotificationSettingsView
+  security: { require_two_factor: boolean }
 }
 
 /**
@@ -43,7 +44,8 @@ export const SETTINGS_DEFAULTS = {
   notifyInstanceEvents: true,
   notifyBilling: true,
   notifyTickets: true,
-  notifyWeeklyReport: false
+  notifyWeeklyReport: false,
+  requireTwoFactor: false
 } as const
 
 type SettingsValues = { -readonly [K in keyof typeof SETTINGS_DEFAULTS]: TenantSettings[K] }
@@ -67,7 +69,8 @@ export function toSettingsView (companyName: string, row: SettingsValues | null)
       billing: s.notifyBilling,
       tickets: s.notifyTickets,
       weekly_report: s.notifyWeeklyReport
-    }
+    },
+    security: { require_two_factor: s.requireTwoFactor }
   }
 }
 

@@ -27,6 +27,8 @@ const TenantSettingsSchema = defineEntity({
     notifyBilling: p.boolean().default(true),
     notifyTickets: p.boolean().default(true),
     notifyWeeklyReport: p.boolean().default(false),
+    /** Every member must sign in with a second factor (and enrol one first). */
+    requireTwoFactor: p.boolean().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt()
   }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../../../schemas/users.ts'
 import invitations from './invitations.ts'
+import sessions from './sessions.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('', {
@@ -52,6 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.scope, request.params.id, request.body.role) }))
 
   await fastify.register(invitations)
+  await fastify.register(sessions)
 }
 
 export default routes

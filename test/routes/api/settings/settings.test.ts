@@ -24,7 +24,8 @@ t.test('before any update: the defaults, the company name, and no settings row',
     success: true,
     settings: {
       company: { name: 'Acme Trading', address: null, phone: null, email: null, vat_id: null, country: null, currency: 'EUR', timezone: 'UTC', language: 'en' },
-      notifications: DEFAULT_NOTIFICATIONS
+      notifications: DEFAULT_NOTIFICATIONS,
+      security: { require_two_factor: false }
     }
   })
   t.same(await rows(orm, 'SELECT 1 FROM tenant_settings WHERE tenant_id = ?', [admin.user.tenant_id]), [], 'reading creates nothing')

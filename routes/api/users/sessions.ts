@@ -1,0 +1,20 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { IdParams, responses } from '../../../schemas/common.ts'
+import { SessionsRevokedResponse } from '../../../schemas/sessions.ts'
+
+/** An administrator ends a member's sessions (a lost laptop, someone leaving). */
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.post('/:id/sessions/revoke', {
+    schema: {
+      tags: ['users'],
+      operationId: 'revokeUserSessions',
+      summary: 'End every session of a member (admin)',
+      description: 'All of the member\'s portal tokens answer 401 from the next request on; their account stays active. ' +
+        'A user of another company: 404 USER_NOT_FOUND; not an administrator: 403 FORBIDDEN.',
+      params: IdParams,
+      response: responses({ 200: SessionsRevokedResponse }, [401, 403, 404])
+    }
+  }, async (request) => ({ success: true as const, revoked: await fastify.sessions.revokeAllOf(request.scope, request.params.id) }))
+}
+
+export default routes
