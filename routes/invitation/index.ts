@@ -88,6 +88,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         product, title: 'Welcome aboard', message: `Your account ${actor.email} is ready. Sign in with your new password.`, link: signIn
       }))
     } catch (error) {
+      if (isAppError(error) && error.code === 'TWO_FACTOR_ENROLMENT_REQUIRED') {
+        // The account exists; the company wants a second factor before any session.
+        return pages.send(reply, 200, renderAccountMessagePage({
+          product, title: 'Welcome aboard', message: 'Your account is ready. Your company requires two-step verification: you set it up when you first sign in.', link: signIn
+        }))
+      }
       if (isAppError(error) && FORM_ERRORS.has(error.code)) return showForm(reply, 200, token, { name, error: error.message })
       if (isAppError(error) && error.statusCode < 500) return pages.send(reply, error.statusCode, refused(error.message))
       throw error

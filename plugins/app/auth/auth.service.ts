@@ -11,7 +11,7 @@ import type { TwoFactorService } from '../two-factor/two-factor.service.ts'
 import { AccountDisabled, InvalidCredentials, TenantSuspended, TokenInvalid, TwoFactorEnrolmentRequired, TwoFactorRequired } from './auth.errors.ts'
 import { burnPasswordCheck, verifyPassword } from './password.ts'
 import { PortalSession } from './session.entity.ts'
-import { createTwoStepLoginService } from './two-step-login.service.ts'
+import { createTwoStepLoginService, type ChallengeView } from './two-step-login.service.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface TokenSigner {
@@ -156,6 +156,18 @@ export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSe
 
   const twoStep = createTwoStepLoginService({ twoFactor, issueSession, ...challenge })
 
+  /**
+   * What the right password opens: a session, or the second step the person owes (a factor they
+   * have, or one their company requires), its challenge written in em's transaction. The caller
+   * commits, then passes the outcome to sessionOrSecondStep: a refusal thrown inside the
+   * transaction would roll back what the password step made (a new member, say).
+   */
+  async function afterPassword (em: EntityManager, user: User, meta: ClientMeta): Promise<PasswordOutcome> {
+    const next = await twoFactor.loginStep(em, { userId: user.id, tenantId: user.tenant.id })
+    if (next === 'none') return { session: await issueSession(em, user, meta) }
+    return { owed: next, challenge: await twoStep.open(em, user, next, meta) }
+  }
+
   return {
     /** The second step of a login: TOTP or recovery code, or a first enrolment (two-step-login.service.ts). */
     twoStep,
@@ -190,11 +202,11 @@ export function createAuthService ({ sql, tokens, tenants, twoFactor, tokenTtlSe
       if (!(await verifyPassword(user.passwordHash, input.password))) throw InvalidCredentials()
       if (!user.active) throw AccountDisabled()
       if (user.tenant.status !== 'active') throw TenantSuspended()
-      const next = await twoFactor.loginStep(em, { userId: user.id, tenantId: user.tenant.id })
-      if (next === 'none') return issueSession(em, user, meta)
-      const opened = await twoStep.open(em, user, next, meta)
-      throw next === 'code' ? TwoFactorRequired(undefined, opened) : TwoFactorEnrolmentRequired(undefined, opened)
+      return sessionOrSecondStep(await afterPassword(em, user, meta))
     },
+
+    afterPassword,
+    sessionOrSecondStep,
 
     /** The claims of a token with a valid signature and well-formed ids (no database read); 401 otherwise. */
     claimsOf,
@@ -243,3 +255,12 @@ function toPortalUser (row: AuthRow): PortalUserView {
 }
 
 export type AuthService = ReturnType<typeof createAuthService>
+
+/** What the right password led to: a session, or a second step owed with its challenge. */
+export type PasswordOutcome = { session: LoginResult } | { owed: 'code' | 'enrol', challenge: ChallengeView }
+
+/** The session, or TWO_FACTOR_REQUIRED / TWO_FACTOR_ENROLMENT_REQUIRED with the challenge in `details`. */
+export function sessionOrSecondStep (outcome: PasswordOutcome): LoginResult {
+  if ('session' in outcome) return outcome.session
+  throw outcome.owed === 'code' ? TwoFactorRequired(undefined, outcome.challenge) : TwoFactorEnrolmentRequired(undefined, outcome.challenge)
+}

@@ -14,7 +14,7 @@ export default fp(async (fastify) => {
   fastify.decorate('invitations', createInvitationsService({
     activity: fastify.activity,
     mail: fastify.mail,
-    issueSession: fastify.auth.issueSession,
+    afterPassword: fastify.auth.afterPassword,
     limits: fastify.limits,
     jobs: fastify.jobs,
     ttlDays: config.INVITATION_TTL_DAYS,

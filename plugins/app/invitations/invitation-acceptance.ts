@@ -4,7 +4,7 @@ import type { UserActor } from '../../../lib/actor.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import { TenantSuspended } from '../auth/auth.errors.ts'
-import type { ClientMeta, LoginResult } from '../auth/auth.service.ts'
+import { sessionOrSecondStep, type ClientMeta, type LoginResult, type PasswordOutcome } from '../auth/auth.service.ts'
 import { assertPasswordPolicy, hashPassword } from '../auth/password.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
 import type { Jobs } from '../../external/jobs.ts'
@@ -18,8 +18,8 @@ import { InvitationCancelled, InvitationExpired, InvitationNotFound, InvitationU
 
 export interface AcceptanceDeps {
   activity: ActivityService
-  /** fastify.auth.issueSession: the same login body as POST /api/login. */
-  issueSession: (em: EntityManager, user: User, meta: ClientMeta) => Promise<LoginResult>
+  /** fastify.auth.afterPassword: a session, or the second step the company requires (as for a login). */
+  afterPassword: (em: EntityManager, user: User, meta: ClientMeta) => Promise<PasswordOutcome>
   /** fastify.limits: the subscription's user seats. */
   limits: Pick<LimitsService, 'assertUserSeat'>
   /** Queues the ERP user of an invitation tied to an instance. */
@@ -61,7 +61,7 @@ function assertUsable (invitation: Invitation | null): asserts invitation is Inv
 }
 
 /** Public, token-authenticated: the token is looked up across tenants because it names its tenant. */
-export function createInvitationAcceptance ({ activity, issueSession, limits, jobs }: AcceptanceDeps) {
+export function createInvitationAcceptance ({ activity, afterPassword, limits, jobs }: AcceptanceDeps) {
   async function findByToken (em: EntityManager, token: string): Promise<Invitation | null> {
     return em.findOne(Invitation, { tokenHash: hashInvitationToken(token) }, { ...ACROSS_TENANTS, populate: ['tenant'], refresh: true })
   }
@@ -118,10 +118,11 @@ export function createInvitationAcceptance ({ activity, issueSession, limits, jo
             const data: ErpUserJobData = { tenantId: row.tenant_id, instanceId: row.instance_id, email: row.email, name: row.name, role: row.role }
             await jobs.send(tx, ERP_USER_QUEUE, data)
           }
-          return issueSession(tx, user, meta)
+          return afterPassword(tx, user, meta)
         })
         jobs.wake(ERP_USER_QUEUE)
-        return result
+        // The member exists now; a company that requires a second factor has them enrol first.
+        return sessionOrSecondStep(result)
       } catch (error) {
         // Someone signed up (or was added) with this address since the invitation was sent.
         if (error instanceof UniqueConstraintViolationException && error.message.includes('users_email')) throw EmailTaken()

@@ -109,7 +109,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['invitations'],
       operationId: 'acceptInvitation',
       summary: 'Accept an invitation',
-      description: `Public. Creates the account (in the inviting company, with the invited role) and answers a session exactly like login. The token works once. Same 404 codes as the lookup; 400 \`WEAK_PASSWORD\`; 409 \`EMAIL_TAKEN\` if the address got an account meanwhile. Rate-limited: ${ACCEPT_LIMIT_PER_IP.max} per 15 minutes per IP.`,
+      description: `Public. Creates the account (in the inviting company, with the invited role) and answers a session exactly like login. The token works once. Same 404 codes as the lookup; 400 \`WEAK_PASSWORD\`; 409 \`EMAIL_TAKEN\` if the address got an account meanwhile. When the company requires a second factor, the account is made but no session opens: 403 \`TWO_FACTOR_ENROLMENT_REQUIRED\` with \`details: {challenge, expires_in}\` for POST /api/login/2fa/enrol, as at login. Rate-limited: ${ACCEPT_LIMIT_PER_IP.max} per 15 minutes per IP.`,
       body: AcceptInvitationBody,
       response: responses({ 200: LoginResponse }, [403, 404, 409, 413, 415, 429])
     }

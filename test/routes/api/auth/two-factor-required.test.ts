@@ -2,6 +2,8 @@ import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { login, secondStep, totpCode } from '../../../support/two-factor.ts'
+import { startSmtpServer } from '../../../support/mail-smtp.ts'
+import { accept, inviteAndReadToken } from '../../../support/invitations-flow.ts'
 
 t.test('a company that requires the factor: a member without one enrols at login, then signs in with it', async (t) => {
   const { app } = await build(t)
@@ -54,4 +56,27 @@ t.test('a company that requires the factor: a member without one enrols at login
 
   const other = await signup(app)
   t.equal((await login(app, other.email, other.password)).statusCode, 200, 'another company is not affected')
+})
+
+t.test('a company that requires the factor: an invited person joins, then must enrol before a session opens', async (t) => {
+  const smtp = await startSmtpServer(t)
+  const { app } = await build(t, { env: { SMTP_URL: smtp.url } })
+  const admin = await signup(app)
+  await app.inject({ method: 'PUT', url: '/api/settings/update', headers: bearer(admin.token), payload: { security: { require_two_factor: true } } })
+  const { invitation, token } = await inviteAndReadToken(app, smtp, admin.token)
+
+  const accepted = await accept(app, token)
+  t.equal(accepted.statusCode, 403, accepted.body)
+  t.equal(accepted.json().error.code, 'TWO_FACTOR_ENROLMENT_REQUIRED', 'no session without the factor')
+  t.notOk('token' in accepted.json(), 'no token in the answer')
+  const team = await app.inject({ method: 'GET', url: '/api/users', headers: bearer(admin.token) })
+  t.ok(team.json().users.some((u: { email: string }) => u.email === invitation.email), 'the person joined all the same')
+  t.equal((await accept(app, token)).json().error.code, 'INVITATION_USED', 'the invitation is spent')
+
+  const { challenge } = accepted.json().error.details
+  const enrol = await app.inject({ method: 'POST', url: '/api/login/2fa/enrol', payload: { challenge } })
+  t.equal(enrol.statusCode, 200)
+  const verified = await app.inject({ method: 'POST', url: '/api/login/2fa/enrol/verify', payload: { challenge, code: totpCode(enrol.json().secret) } })
+  t.equal(verified.statusCode, 200)
+  t.equal(verified.json().user.email, invitation.email, 'signed in once enrolled')
 })
