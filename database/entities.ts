@@ -25,6 +25,9 @@ import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
 import { ErpCredentials } from '../plugins/app/instances/erp-credentials.entity.ts'
 import { InstanceModule } from '../plugins/app/erp/instance-module.entity.ts'
 import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
+import { WebhookDelivery } from '../plugins/app/webhooks/webhook-delivery.entity.ts'
+import { WebhookEndpoint } from '../plugins/app/webhooks/webhook-endpoint.entity.ts'
+import { WebhookEvent } from '../plugins/app/webhooks/webhook-event.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
@@ -32,5 +35,6 @@ export const entities = [
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
-  MetricSample, MetricHour, ErpCredentials, InstanceModule
+  MetricSample, MetricHour, ErpCredentials, InstanceModule,
+  WebhookEndpoint, WebhookEvent, WebhookDelivery
 ]
