@@ -65,6 +65,9 @@ export interface OutboundRequest {
   /** For the whole exchange: connection, headers and body. */
   timeoutMs: number
   headers?: Record<string, string>
+  /** GET unless told; a POST sends `body` (webhook deliveries). */
+  method?: 'GET' | 'POST'
+  body?: string | Buffer
 }
 
 export interface OutboundResponse {
@@ -73,7 +76,7 @@ export interface OutboundResponse {
   body: Buffer
 }
 
-/** GET an https URL through the guard. Any status is answered (redirects are not followed); failures throw OutboundUrlError. */
+/** GET (or POST) an https URL through the guard. Any status is answered (redirects are not followed); failures throw OutboundUrlError. */
 export async function fetchOutbound (raw: string, policy: OutboundPolicy, options: OutboundRequest): Promise<OutboundResponse> {
   const url = checkOutboundUrl(raw)
   const allowed = isAllowedHost(url.hostname, policy)
@@ -83,7 +86,7 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
   return await new Promise<OutboundResponse>((resolve, reject) => {
     const fail = (error: unknown) => reject(describe(error, signal, options))
     const outgoing = request(url, {
-      method: 'GET',
+      method: options.method ?? 'GET',
       headers: options.headers,
       agent: false,
       signal,
@@ -108,7 +111,7 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
     })
     outgoing.on('error', fail)
-    outgoing.end()
+    outgoing.end(options.body)
   })
 }
 

@@ -9,6 +9,7 @@ import { SETTINGS_ACTIVITY, SETTINGS_ACTIVITY_TARGETS } from '../settings/settin
 import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subscriptions/subscriptions.activity.ts'
 import { TICKETS_ACTIVITY, TICKETS_ACTIVITY_TARGETS } from '../tickets/tickets.activity.ts'
 import { USERS_ACTIVITY, USERS_ACTIVITY_TARGETS } from '../users/users.activity.ts'
+import { WEBHOOKS_ACTIVITY, WEBHOOKS_ACTIVITY_TARGETS } from '../webhooks/webhooks.activity.ts'
 
 /**
  * The activity catalog, by room folder: every type the feed can hold and every
@@ -28,7 +29,8 @@ export const ACTIVITY_CATALOGS = {
   settings: { types: SETTINGS_ACTIVITY, targets: SETTINGS_ACTIVITY_TARGETS },
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
   tickets: { types: TICKETS_ACTIVITY, targets: TICKETS_ACTIVITY_TARGETS },
-  users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS }
+  users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS },
+  webhooks: { types: WEBHOOKS_ACTIVITY, targets: WEBHOOKS_ACTIVITY_TARGETS }
 } as const satisfies Record<string, { types: Record<string, string>, targets: Record<string, string> }>
 
 /** Type → what it means. */
@@ -43,7 +45,8 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...SETTINGS_ACTIVITY,
   ...SUBSCRIPTIONS_ACTIVITY,
   ...TICKETS_ACTIVITY,
-  ...USERS_ACTIVITY
+  ...USERS_ACTIVITY,
+  ...WEBHOOKS_ACTIVITY
 } as const
 
 /** A dotted, stable activity type, e.g. `user.created`, `ticket.replied`, `instance.running`. */
@@ -61,7 +64,8 @@ export const ACTIVITY_TARGET_DESCRIPTIONS = {
   ...SETTINGS_ACTIVITY_TARGETS,
   ...SUBSCRIPTIONS_ACTIVITY_TARGETS,
   ...TICKETS_ACTIVITY_TARGETS,
-  ...USERS_ACTIVITY_TARGETS
+  ...USERS_ACTIVITY_TARGETS,
+  ...WEBHOOKS_ACTIVITY_TARGETS
 } as const
 
 export type ActivityTargetType = keyof typeof ACTIVITY_TARGET_DESCRIPTIONS
