@@ -52,7 +52,7 @@ UPDATE webhook_deliveries SET status = $2, response_status = $3, duration_ms = $
 WHERE id = $1`
 
 const SUCCEEDED = 'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL'
-const FAILED = `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = $1 RETURNING failing_since`
+const FAILED = 'UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = $1'
 
 /** The body receivers get: the same bytes on every attempt of every delivery of the event. */
 export function eventBody (row: Pick<Claimed, 'event_id' | 'type' | 'created_at' | 'tenant_id' | 'data'>): string {

@@ -10,7 +10,7 @@ t.test('admins manage endpoints; the secret is answered once; another company se
   const { app } = await build(t, { env: allowLocal })
   const admin = await signup(app)
   const other = await signup(app)
-  const call = async (token: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
+  const call = async (token: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) => {
     const response = await app.inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload }) })
     return { status: response.statusCode, json: response.json() }
   }
