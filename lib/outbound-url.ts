@@ -19,8 +19,9 @@
 import type { LookupAddress } from 'node:dns'
 import { request } from 'node:https'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { ConnectionOptions } from 'node:tls'
 import { checkedAddresses, OutboundUrlError, pinnedLookup, type Resolver } from './outbound-lookup.ts'
-import { trustedCertificates } from './outbound-trust.ts'
+import { trustedContext } from './outbound-trust.ts'
 
 export { OutboundUrlError, type OutboundFailure, type Resolver } from './outbound-lookup.ts'
 
@@ -91,7 +92,8 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
       agent: false,
       signal,
       lookup: pinnedLookup(allowed, policy.resolve),
-      ca: trustedCertificates(policy.extraCa)
+      // Node's https takes tls.connect's options; its RequestOptions type does not list this one.
+      ...{ secureContext: trustedContext(policy.extraCa) } satisfies Pick<ConnectionOptions, 'secureContext'>
     }, (response) => {
       const declared = Number(response.headers['content-length'])
       if (Number.isFinite(declared) && declared > options.maxBytes) {

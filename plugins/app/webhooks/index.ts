@@ -5,7 +5,7 @@ import { createDeliveryJob } from './webhook-delivery.job.ts'
 import { WEBHOOK_DELIVERY_QUEUE } from './webhook-delivery.queue.ts'
 import { createDeliveriesService, type DeliveriesService } from './webhook-deliveries.service.ts'
 import { createEndpointDisabler } from './webhook-disable.ts'
-import { createFanOut } from './webhook-fanout.ts'
+import { createFanOut, FAN_OUT_BATCH } from './webhook-fanout.ts'
 import { createEventRenderer } from './webhook-render.ts'
 import { createWebhookSecretSealer } from './webhook-secret.ts'
 import { createWebhooksService, type WebhooksService } from './webhooks.service.ts'
@@ -41,7 +41,16 @@ export default fp(async (fastify) => {
   const endpointFailing = createEndpointDisabler({
     em: root, activity: fastify.activity, mail: fastify.mail, afterMs: config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000, baseUrl: config.BASE_URL
   })
-  await jobs.define(WEBHOOK_DELIVERY_QUEUE, createDeliveryJob({ sql: fastify.sql, sealer, policy, timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000, log, endpointFailing }))
+  const deliver = createDeliveryJob({ sql: fastify.sql, sealer, policy, timeoutMs: config.WEBHOOK_TIMEOUT_SECONDS * 1000, log, endpointFailing })
+  // A finished delivery wakes the queue's worker, which then fetches the next job at once rather
+  // than at its next poll: a backlog drains at the speed of the receivers, not one job per poll.
+  await jobs.define(WEBHOOK_DELIVERY_QUEUE, async (job, jobLog) => {
+    try {
+      return await deliver(job, jobLog)
+    } finally {
+      setImmediate(() => { jobs.wake(WEBHOOK_DELIVERY_QUEUE) })
+    }
+  })
   const fanOut = createFanOut({ em: root, jobs, render: createEventRenderer(fastify), retryHours: config.WEBHOOK_RETRY_HOURS })
 
   fastify.decorate('webhooks', Object.assign(endpoints, { deliveries, fanOutNow: fanOut }))
@@ -56,7 +65,7 @@ export default fp(async (fastify) => {
     } catch (error) {
       if (!stopped) log.warn({ err: error }, 'Webhook fan-out pass failed; the next one runs as usual')
     }
-    if (!stopped) timer = setTimeout(() => void loop(), handed >= 200 ? 0 : config.WEBHOOK_FANOUT_MS).unref()
+    if (!stopped) timer = setTimeout(() => void loop(), handed >= FAN_OUT_BATCH ? 0 : config.WEBHOOK_FANOUT_MS).unref()
   }
   fastify.addHook('onReady', async () => {
     if (jobs.working) timer = setTimeout(() => void loop(), config.WEBHOOK_FANOUT_MS).unref()

@@ -15,6 +15,9 @@ export interface FanOutDeps {
   batchSize?: number
 }
 
+/** Events per pass: small, so a backlog's first deliveries are committed (and sent) early. */
+export const FAN_OUT_BATCH = 25
+
 interface PendingEvent { id: string, tenant_id: string, type: string, target_type: string | null, target_id: string | null, instance_id: string | null, title: string }
 
 /**
@@ -49,7 +52,7 @@ export async function addDelivery (tx: EntityManager, jobs: Pick<Jobs, 'send'>, 
 export function createFanOut (deps: FanOutDeps) {
   return async function fanOut (): Promise<number> {
     const handed = await deps.em().transactional(async (tx) => {
-      const events = await tx.execute<PendingEvent[]>(PENDING, [deps.batchSize ?? 200])
+      const events = await tx.execute<PendingEvent[]>(PENDING, [deps.batchSize ?? FAN_OUT_BATCH])
       let deliveries = 0
       for (const event of events) {
         const endpoints = await tx.execute<Array<{ id: string }>>(SUBSCRIBED, [event.tenant_id, JSON.stringify([event.type])])
