@@ -40,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/:id/test', {
     schema: {
       tags: ['webhooks'],
-      operationId: 'testWebhook',
+      operationId: 'pingWebhook',
       summary: 'Send a `ping` event to an endpoint (admin)',
       description: 'Queues a `ping` event to this endpoint only, whatever it subscribed to; follow it in the deliveries. Answers 202 with the delivery. No body.',
       params: WebhookParams,
