@@ -30,6 +30,8 @@ WHERE fanned_out_at IS NULL ORDER BY created_at, id LIMIT ? FOR UPDATE SKIP LOCK
 
 const SUBSCRIBED = 'SELECT id FROM webhook_endpoints WHERE tenant_id = ? AND enabled AND events @> ?::jsonb'
 
+const DROP = 'DELETE FROM webhook_events WHERE id = ?'
+
 const FAN_OUT = 'UPDATE webhook_events SET fanned_out_at = now(), data = ?::jsonb WHERE id = ?'
 
 const ADD_DELIVERY = `
@@ -45,9 +47,9 @@ export async function addDelivery (tx: EntityManager, jobs: Pick<Jobs, 'send'>, 
 }
 
 /**
- * One pass: each new event gets its `data` (the resource now, just after the change committed)
+ * One pass: each new event that an endpoint subscribed to gets its `data` (the resource now, just after the change committed)
  * and one delivery, with its job, per enabled endpoint of the company subscribed to its type, all
- * in one transaction. Returns how many events were handed on.
+ * in one transaction; the others are dropped. Returns how many events the pass took.
  */
 export function createFanOut (deps: FanOutDeps) {
   return async function fanOut (): Promise<number> {
@@ -56,8 +58,13 @@ export function createFanOut (deps: FanOutDeps) {
       let deliveries = 0
       for (const event of events) {
         const endpoints = await tx.execute<Array<{ id: string }>>(SUBSCRIBED, [event.tenant_id, JSON.stringify([event.type])])
-        const data = endpoints.length === 0 ? null : await deps.render(event.tenant_id, event).catch(() => undefined) ?? fallback(event)
-        await tx.execute(FAN_OUT, [data === null ? null : JSON.stringify(data), event.id])
+        // Nobody subscribed: nothing will ever refer to the event, so it is not kept.
+        if (endpoints.length === 0) {
+          await tx.execute(DROP, [event.id])
+          continue
+        }
+        const data = await deps.render(event.tenant_id, event).catch(() => undefined) ?? fallback(event)
+        await tx.execute(FAN_OUT, [JSON.stringify(data), event.id])
         for (const endpoint of endpoints) {
           await addDelivery(tx, deps.jobs, { tenantId: event.tenant_id, endpointId: endpoint.id, eventId: event.id, retryHours: deps.retryHours })
           deliveries++
