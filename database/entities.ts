@@ -29,6 +29,9 @@ import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
 import { ErpCredentials } from '../plugins/app/instances/erp-credentials.entity.ts'
 import { InstanceModule } from '../plugins/app/erp/instance-module.entity.ts'
 import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
+import { WebhookDelivery } from '../plugins/app/webhooks/webhook-delivery.entity.ts'
+import { WebhookEndpoint } from '../plugins/app/webhooks/webhook-endpoint.entity.ts'
+import { WebhookEvent } from '../plugins/app/webhooks/webhook-event.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
@@ -37,5 +40,6 @@ export const entities = [
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
   MetricSample, MetricHour, ErpCredentials, InstanceModule,
-  LoginChallenge, UserTwoFactor, RecoveryCode
+  LoginChallenge, UserTwoFactor, RecoveryCode,
+  WebhookEndpoint, WebhookEvent, WebhookDelivery
 ]

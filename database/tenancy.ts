@@ -33,7 +33,10 @@ const tenantColumn: Record<string, string> = {
   Payment: 'tenant',
   HandoffCode: 'tenant',
   ErpCredentials: 'tenant',
-  InstanceModule: 'tenant'
+  InstanceModule: 'tenant',
+  WebhookEndpoint: 'tenant',
+  WebhookEvent: 'tenant',
+  WebhookDelivery: 'tenant'
 }
 
 export interface TenantFilterParams {

@@ -1,4 +1,4 @@
-import { getCACertificates } from 'node:tls'
+import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls'
 
 /**
  * The certificate authorities an outbound HTTPS request of ours trusts: the
@@ -19,4 +19,19 @@ function systemCertificates (): string[] {
   // Reading the system store is not free; it does not change while the process runs.
   system ??= getCACertificates('system')
   return system
+}
+
+const contexts = new Map<string | undefined, SecureContext>()
+
+/**
+ * A TLS context trusting `trustedCertificates(extra)`, made once per `extra`: parsing a few
+ * hundred certificates costs more than the request it is for (webhook deliveries make many).
+ */
+export function trustedContext (extra?: string): SecureContext {
+  let context = contexts.get(extra)
+  if (context === undefined) {
+    context = createSecureContext({ ca: trustedCertificates(extra) })
+    contexts.set(extra, context)
+  }
+  return context
 }

@@ -19,8 +19,9 @@
 import type { LookupAddress } from 'node:dns'
 import { request } from 'node:https'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { ConnectionOptions } from 'node:tls'
 import { checkedAddresses, OutboundUrlError, pinnedLookup, type Resolver } from './outbound-lookup.ts'
-import { trustedCertificates } from './outbound-trust.ts'
+import { trustedContext } from './outbound-trust.ts'
 
 export { OutboundUrlError, type OutboundFailure, type Resolver } from './outbound-lookup.ts'
 
@@ -65,6 +66,9 @@ export interface OutboundRequest {
   /** For the whole exchange: connection, headers and body. */
   timeoutMs: number
   headers?: Record<string, string>
+  /** GET unless told; a POST sends `body` (webhook deliveries). */
+  method?: 'GET' | 'POST'
+  body?: string | Buffer
 }
 
 export interface OutboundResponse {
@@ -73,7 +77,7 @@ export interface OutboundResponse {
   body: Buffer
 }
 
-/** GET an https URL through the guard. Any status is answered (redirects are not followed); failures throw OutboundUrlError. */
+/** GET (or POST) an https URL through the guard. Any status is answered (redirects are not followed); failures throw OutboundUrlError. */
 export async function fetchOutbound (raw: string, policy: OutboundPolicy, options: OutboundRequest): Promise<OutboundResponse> {
   const url = checkOutboundUrl(raw)
   const allowed = isAllowedHost(url.hostname, policy)
@@ -83,12 +87,13 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
   return await new Promise<OutboundResponse>((resolve, reject) => {
     const fail = (error: unknown) => reject(describe(error, signal, options))
     const outgoing = request(url, {
-      method: 'GET',
+      method: options.method ?? 'GET',
       headers: options.headers,
       agent: false,
       signal,
       lookup: pinnedLookup(allowed, policy.resolve),
-      ca: trustedCertificates(policy.extraCa)
+      // Node's https takes tls.connect's options; its RequestOptions type does not list this one.
+      ...{ secureContext: trustedContext(policy.extraCa) } satisfies Pick<ConnectionOptions, 'secureContext'>
     }, (response) => {
       const declared = Number(response.headers['content-length'])
       if (Number.isFinite(declared) && declared > options.maxBytes) {
@@ -108,7 +113,7 @@ export async function fetchOutbound (raw: string, policy: OutboundPolicy, option
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
     })
     outgoing.on('error', fail)
-    outgoing.end()
+    outgoing.end(options.body)
   })
 }
 

@@ -16,6 +16,7 @@ import { Migration20261125180724_instance_modules } from './Migration20261125180
 import { Migration20261125185834_module_erp_series } from './Migration20261125185834_module_erp_series.ts'
 import { Migration20261125201558_addon_source_ssh_host_key } from './Migration20261125201558_addon_source_ssh_host_key.ts'
 import { Migration20261126022520_module_edition } from './Migration20261126022520_module_edition.ts'
+import { Migration20261128221046_webhooks } from './Migration20261128221046_webhooks.ts'
 import { Migration20261128221051_password_resets } from './Migration20261128221051_password_resets.ts'
 import { Migration20261128221232_two_factor_and_sessions } from './Migration20261128221232_two_factor_and_sessions.ts'
 
@@ -37,6 +38,7 @@ export const migrationsList = [
   { name: 'Migration20261125185834_module_erp_series', class: Migration20261125185834_module_erp_series },
   { name: 'Migration20261125201558_addon_source_ssh_host_key', class: Migration20261125201558_addon_source_ssh_host_key },
   { name: 'Migration20261126022520_module_edition', class: Migration20261126022520_module_edition },
+  { name: 'Migration20261128221046_webhooks', class: Migration20261128221046_webhooks },
   { name: 'Migration20261128221051_password_resets', class: Migration20261128221051_password_resets },
   { name: 'Migration20261128221232_two_factor_and_sessions', class: Migration20261128221232_two_factor_and_sessions }
 ]

@@ -40,6 +40,17 @@ export const OPERATIONS_SECTIONS = {
     BACKUP_READER_READY_SECONDS: seconds(1, 3600, 60, 'Kubernetes backend: how long a download waits for its reader pod to be ready (scheduled, image pulled, httpd answering) before it answers 503 `BACKUP_READER_UNAVAILABLE` and the pod is deleted.'),
     BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
   },
+  Webhooks: {
+    WEBHOOK_ALLOWED_HOSTS: allowedHosts('Hosts that webhook endpoints may use even on private or loopback addresses (a receiver inside your network); empty: public addresses only.',
+      'hooks.internal.example.com'),
+    WEBHOOK_CA_FILE: Type.Optional(Type.String({ minLength: 1, description: 'A PEM file of certificates to trust for webhook endpoints besides the system\'s (a receiver with a private CA).', examples: ['/etc/erp/webhook-ca.pem'] })),
+    WEBHOOK_TIMEOUT_SECONDS: seconds(1, 60, 10, 'Longest one delivery attempt may take (connection, headers and body); a slower receiver counts as a failed attempt.'),
+    WEBHOOK_RETRY_SECONDS: seconds(1, 3600, 30, 'First retry delay of a failed delivery; doubled on each further failure (plus jitter), at most an hour.'),
+    WEBHOOK_RETRY_HOURS: Type.Integer({ minimum: 1, maximum: 168, default: 24, description: 'How long a delivery is retried before it is recorded as failed.' }),
+    WEBHOOK_DISABLE_AFTER_HOURS: Type.Integer({ minimum: 1, maximum: 2160, default: 72, description: 'An endpoint whose deliveries have all failed for this long is disabled, and the company\'s administrators are e-mailed.' }),
+    WEBHOOK_SECRET_GRACE_HOURS: Type.Integer({ minimum: 0, maximum: 720, default: 24, description: 'After a secret rotation, how long deliveries are also signed with the previous secret.' }),
+    WEBHOOK_FANOUT_MS: Type.Integer({ minimum: 20, maximum: 60_000, default: 500, description: 'How often each job worker looks for new events to hand to the delivery queue, in milliseconds.' })
+  },
   'Addon sources (Git)': {
     ADDON_SOURCE_ALLOWED_HOSTS: allowedHosts('Git hosts that addon sources may use even on private or loopback addresses (an internal Git server); empty: public addresses only.',
       'git.internal.example.com'),

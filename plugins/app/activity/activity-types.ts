@@ -12,6 +12,7 @@ import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subsc
 import { TICKETS_ACTIVITY, TICKETS_ACTIVITY_TARGETS } from '../tickets/tickets.activity.ts'
 import { TWO_FACTOR_ACTIVITY } from '../two-factor/two-factor.activity.ts'
 import { USERS_ACTIVITY, USERS_ACTIVITY_TARGETS } from '../users/users.activity.ts'
+import { WEBHOOKS_ACTIVITY, WEBHOOKS_ACTIVITY_TARGETS } from '../webhooks/webhooks.activity.ts'
 
 /**
  * The activity catalog, by room folder: every type the feed can hold and every
@@ -34,7 +35,8 @@ export const ACTIVITY_CATALOGS = {
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
   tickets: { types: TICKETS_ACTIVITY, targets: TICKETS_ACTIVITY_TARGETS },
   'two-factor': { types: TWO_FACTOR_ACTIVITY, targets: {} },
-  users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS }
+  users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS },
+  webhooks: { types: WEBHOOKS_ACTIVITY, targets: WEBHOOKS_ACTIVITY_TARGETS }
 } as const satisfies Record<string, { types: Record<string, string>, targets: Record<string, string> }>
 
 /** Type → what it means. */
@@ -52,7 +54,8 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...SUBSCRIPTIONS_ACTIVITY,
   ...TICKETS_ACTIVITY,
   ...TWO_FACTOR_ACTIVITY,
-  ...USERS_ACTIVITY
+  ...USERS_ACTIVITY,
+  ...WEBHOOKS_ACTIVITY
 } as const
 
 /** A dotted, stable activity type, e.g. `user.created`, `ticket.replied`, `instance.running`. */
@@ -71,7 +74,8 @@ export const ACTIVITY_TARGET_DESCRIPTIONS = {
   ...SETTINGS_ACTIVITY_TARGETS,
   ...SUBSCRIPTIONS_ACTIVITY_TARGETS,
   ...TICKETS_ACTIVITY_TARGETS,
-  ...USERS_ACTIVITY_TARGETS
+  ...USERS_ACTIVITY_TARGETS,
+  ...WEBHOOKS_ACTIVITY_TARGETS
 } as const
 
 export type ActivityTargetType = keyof typeof ACTIVITY_TARGET_DESCRIPTIONS

@@ -3,6 +3,7 @@ import type { Actor } from '../../../lib/actor.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 import { Activity, type ActorKind } from './activity.entity.ts'
+import { addWebhookEvent } from '../webhooks/webhook-event-writer.ts'
 import { LIST_ACTIVITIES, type ActivityRow } from './activity.queries.ts'
 import type { ActivityTargetType, ActivityType } from './activity-types.ts'
 
@@ -66,6 +67,8 @@ export function createActivityService () {
      * flush, in the same transaction, or not at all.
      */
     record (em: EntityManager, actor: Actor, input: ActivityInput): Activity {
+      // A webhook event (when the type is one) joins the same unit of work, hence the same transaction.
+      addWebhookEvent(em, actor.tenantId, input)
       return em.create(Activity, {
         tenant: em.getReference(Tenant, actor.tenantId),
         type: input.type,

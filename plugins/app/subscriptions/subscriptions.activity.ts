@@ -3,6 +3,7 @@ export const SUBSCRIPTIONS_ACTIVITY = {
   'subscription.plan_selected': 'A plan configuration (plan, cycle, quantities and price) was chosen for checkout',
   'subscription.payment_requested': 'A subscription to a paid plan awaits its payment, under a payment reference',
   'subscription.activated': 'A subscription became active for a new period',
+  'subscription.renewed': 'A subscription that had a paid period was paid for another one',
   'subscription.trial_started': 'The company\'s free trial started',
   'subscription.trial_expired': 'The free trial ended'
 } as const satisfies Record<`subscription.${string}`, string>

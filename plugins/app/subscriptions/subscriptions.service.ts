@@ -43,8 +43,11 @@ export function createSubscriptionsService ({ activity }: { activity: ActivitySe
   function activate (tx: EntityManager, actor: Actor, subscription: Subscription, plan: Plan): void {
     const now = new Date()
     const end = addBillingCycle(now, subscription.billingCycle)
+    // A subscription that had a paid period before starts another: a renewal.
+    const renewal = subscription.activatedAt != null && subscription.currentPeriodEnd != null
     write(tx, actor, subscription, 'active', { amountDue: 0, currentPeriodStart: now, currentPeriodEnd: end, activatedAt: now, endedAt: null })
-    record(tx, actor, subscription, 'subscription.activated', `Subscription to ${plan.name} (${subscription.billingCycle}) active until ${day(end)}`)
+    record(tx, actor, subscription, renewal ? 'subscription.renewed' : 'subscription.activated',
+      `Subscription to ${plan.name} (${subscription.billingCycle}) ${renewal ? 'renewed' : 'active'} until ${day(end)}`)
   }
 
   /**
