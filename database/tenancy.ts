@@ -29,7 +29,9 @@ const tenantColumn: Record<string, string> = {
   Payment: 'tenant',
   HandoffCode: 'tenant',
   ErpCredentials: 'tenant',
-  InstanceModule: 'tenant'
+  InstanceModule: 'tenant',
+  GrantAccess: 'tenant',
+  AgentToolCall: 'tenant'
 }
 
 export interface TenantFilterParams {
