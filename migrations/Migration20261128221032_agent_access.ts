@@ -5,7 +5,7 @@ export class Migration20261128221032_agent_access extends Migration {
   override name = 'Migration20261128221032_agent_access';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "agent_tool_calls" ("id" bigserial generated always as identity not null primary key, "tenant_id" uuid not null, "grant_id" varchar(255) not null, "client_id" varchar(255) not null, "client_name" varchar(200) not null, "user_id" uuid not null, "tool" varchar(100) not null, "arguments" jsonb not null, "outcome" varchar(64) not null, "duration_ms" int not null, "created_at" timestamptz not null);`);
+    this.addSql(`create table "agent_tool_calls" ("id" bigint generated always as identity not null primary key, "tenant_id" uuid not null, "grant_id" varchar(255) not null, "client_id" varchar(255) not null, "client_name" varchar(200) not null, "user_id" uuid not null, "tool" varchar(100) not null, "arguments" jsonb not null, "outcome" varchar(64) not null, "duration_ms" int not null, "created_at" timestamptz not null);`);
     this.addSql(`create index "agent_tool_calls_grant_id_id_index" on "agent_tool_calls" ("grant_id", "id");`);
     this.addSql(`create index "agent_tool_calls_created_at_index" on "agent_tool_calls" ("created_at");`);
 
