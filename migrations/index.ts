@@ -16,7 +16,7 @@ import { Migration20261125180724_instance_modules } from './Migration20261125180
 import { Migration20261125185834_module_erp_series } from './Migration20261125185834_module_erp_series.ts'
 import { Migration20261125201558_addon_source_ssh_host_key } from './Migration20261125201558_addon_source_ssh_host_key.ts'
 import { Migration20261126022520_module_edition } from './Migration20261126022520_module_edition.ts'
-import { Migration20261128221032_agent_access } from './Migration20261128221032_agent_access.ts'
+import { Migration20261128222804_agent_access } from './Migration20261128222804_agent_access.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -36,5 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261125185834_module_erp_series', class: Migration20261125185834_module_erp_series },
   { name: 'Migration20261125201558_addon_source_ssh_host_key', class: Migration20261125201558_addon_source_ssh_host_key },
   { name: 'Migration20261126022520_module_edition', class: Migration20261126022520_module_edition },
-  { name: 'Migration20261128221032_agent_access', class: Migration20261128221032_agent_access }
+  { name: 'Migration20261128222804_agent_access', class: Migration20261128222804_agent_access }
 ]

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261128221032_agent_access extends Migration {
+export class Migration20261128222804_agent_access extends Migration {
 
-  override name = 'Migration20261128221032_agent_access';
+  override name = 'Migration20261128222804_agent_access';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "agent_tool_calls" ("id" bigint generated always as identity not null primary key, "tenant_id" uuid not null, "grant_id" varchar(255) not null, "client_id" varchar(255) not null, "client_name" varchar(200) not null, "user_id" uuid not null, "tool" varchar(100) not null, "arguments" jsonb not null, "outcome" varchar(64) not null, "duration_ms" int not null, "created_at" timestamptz not null);`);
@@ -10,6 +10,8 @@ export class Migration20261128221032_agent_access extends Migration {
     this.addSql(`create index "agent_tool_calls_created_at_index" on "agent_tool_calls" ("created_at");`);
 
     this.addSql(`create table "oauth_grant_access" ("grant_id" varchar(255) not null, "tenant_id" uuid not null, "user_id" uuid not null, "level" text not null, "instance_ids" jsonb null, "updated_at" timestamptz not null, primary key ("grant_id"));`);
+
+    this.addSql(`alter table "activities" add "actor_grant_id" varchar(255) null;`);
 
     this.addSql(`alter table "agent_tool_calls" add constraint "agent_tool_calls_tenant_id_foreign" foreign key ("tenant_id") references "tenants" ("id");`);
 
@@ -27,6 +29,8 @@ export class Migration20261128221032_agent_access extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "agent_tool_calls" cascade;`);
     this.addSql(`drop table if exists "oauth_grant_access" cascade;`);
+
+    this.addSql(`alter table "activities" drop column "actor_grant_id";`);
   }
 
 }
