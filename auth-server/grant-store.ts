@@ -21,7 +21,7 @@ const grantsOf = (user: string) => `g.id, g.payload->>'clientId' AS client_id, c
   ${isoUtc(`to_timestamp((g.payload->>'iat')::double precision)`)} AS created_at,
   ${isoUtc(`(SELECT to_timestamp(max((x.payload->>'iat')::double precision)) FROM oidc_payloads x
     WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken'))`)} AS last_token_at,
-  ${isoUtc(`(SELECT max(t.created_at) FROM agent_tool_calls t WHERE t.grant_id = g.id)`)} AS last_call_at,
+  ${isoUtc('(SELECT max(t.created_at) FROM agent_tool_calls t WHERE t.grant_id = g.id)')} AS last_call_at,
   ${GRANT_LEVEL} AS level, a.instance_ids
 FROM oidc_payloads g
 LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = g.payload->>'clientId'
