@@ -8,7 +8,7 @@ const MAX_TEXT = 200
 const MAX_DEPTH = 3
 const MAX_KEYS = 30
 
-type JsonSchema = { properties?: Record<string, JsonSchema>, writeOnly?: boolean, format?: string, items?: JsonSchema }
+type JsonSchema = { properties?: Record<string, JsonSchema>, writeOnly?: boolean, format?: string, items?: JsonSchema, [key: string]: unknown }
 
 /** A schema field that declares a secret: `writeOnly` (sent, never returned) or `format: password`. */
 const secretBySchema = (schema: JsonSchema | undefined) => schema?.writeOnly === true || schema?.format === 'password'

@@ -33,6 +33,8 @@ t.test('lowering a grant to read only on one instance applies at the agent\'s ne
 
   const instances = assertToolSuccess(t, await useTool(app, agent.accessToken, 'list_instances'), 'list_instances')
   t.same(instances.instances.map((i: { id: number }) => i.id), [first], 'only the allowed instance is listed')
+  const dashboard = assertToolSuccess(t, await useTool(app, agent.accessToken, 'get_dashboard'), 'get_dashboard')
+  t.same(dashboard.dashboard.instances.map((i: { id: number }) => i.id), [first], 'the dashboard lists the allowed instance alone')
   assertToolSuccess(t, await useTool(app, agent.accessToken, 'get_instance', { instance_id: first }), 'the allowed instance reads')
   const other = assertToolError(t, await useTool(app, agent.accessToken, 'get_instance', { instance_id: second }), 'INSTANCE_NOT_FOUND', 'another instance')
   const foreign = assertToolError(t, await useTool(app, agent.accessToken, 'get_instance', { instance_id: theirs }), 'INSTANCE_NOT_FOUND', 'another company\'s')
@@ -43,6 +45,10 @@ t.test('lowering a grant to read only on one instance applies at the agent\'s ne
 
   t.equal((await put(admin.token, agent.grantId, { level: 'operate', instance_ids: null })).statusCode, 200, 'raised again by the person')
   t.equal((await useTool(app, agent.accessToken, 'list_instances')).data.instances.length, 2, 'every instance again')
+  assertToolSuccess(t, await useTool(app, agent.accessToken, 'create_ticket', { subject: 'Slow shop', description: 'The shop is slow today.' }), 'operate opens tickets')
+  t.match(await latestActivity(app, admin, 'ticket.created'), { actor: { kind: 'agent', calls_url: `/api/oauth/grants/${agent.grantId}/calls` } },
+    'the feed entry links the agent\'s audit trail')
+  t.notOk((await latestActivity(app, admin, 'oauth.grant_access_changed'))?.actor.calls_url, 'a person\'s entry has no such link')
 })
 
 t.test('who may change it, and to what', async (t) => {
