@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
-import { BigInt53, Id, Pagination, Success } from './common.ts'
+import { BigInt53, Id, Int4, Pagination, Success } from './common.ts'
 
 /**
  * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
@@ -75,17 +75,17 @@ export const GrantResponse = Success({ grant: Grant })
 export const GrantCallsQuery = Pagination
 
 export const AgentCall = Type.Object({
-  id: Type.Integer(),
+  id: BigInt53({ minimum: 1 }),
   tool: Type.String({ description: 'The MCP tool called' }),
   arguments: Type.Record(Type.String(), Type.Unknown(), { description: 'A summary of the arguments; passwords, tokens and keys are replaced by "[redacted]"' }),
   outcome: Type.String({ description: '`ok`, or the error code the agent got (e.g. AGENT_LEVEL_TOO_LOW, INSTANCE_NOT_FOUND)' }),
-  duration_ms: Type.Integer(),
+  duration_ms: Int4({ minimum: 0, description: 'How long the call took, in milliseconds' }),
   client_id: Type.String(),
   client_name: Type.String(),
   created_at: Type.String({ format: 'date-time' })
 })
 
-export const GrantCallsResponse = Success({ calls: Type.Array(AgentCall), total: Type.Integer() })
+export const GrantCallsResponse = Success({ calls: Type.Array(AgentCall), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages)' }) })
 
 export const ProtectedResourceMetadata = Type.Object({
   resource: Type.String(),

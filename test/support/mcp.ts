@@ -43,10 +43,11 @@ export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0]
     const { verifier, challenge } = pkcePair()
     const { code, grantId } = await issueCode(auth, clientId, person.user.id, challenge)
     // What the consent page would store; tests of the tools act with the person's full rights unless they say otherwise.
+    const instanceIds = access.instanceIds === null ? null : JSON.stringify(access.instanceIds)
     await app.sql({
- text: numbered(SAVE_GRANT_ACCESS), values: [grantId, person.user.tenant_id, person.user.id, access.level,
-      access.instanceIds === null ? null : JSON.stringify(access.instanceIds)] 
-})
+      text: numbered(SAVE_GRANT_ACCESS),
+      values: [grantId, person.user.tenant_id, person.user.id, access.level, instanceIds]
+    })
     const tokens = await redeem(auth, clientId, code, verifier)
     if (tokens.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tokens.body)}`)
     return { clientId, clientName, grantId, accessToken: tokens.body.access_token, refreshToken: tokens.body.refresh_token }
