@@ -14,12 +14,18 @@ import { isoUtc } from '../lib/sql.ts'
 
 const LIVE_GRANT = `g.kind = 'Grant' AND (g.expires_at IS NULL OR g.expires_at > now())`
 
+/** The grant's agent level (lib/agent-access.ts) in a statement that joins `a`: read only when none was recorded. */
+const GRANT_LEVEL = `coalesce(a.level, 'read')`
+
 const grantsOf = (user: string) => `g.id, g.payload->>'clientId' AS client_id, c.payload->>'client_name' AS client_name,
   ${isoUtc(`to_timestamp((g.payload->>'iat')::double precision)`)} AS created_at,
   ${isoUtc(`(SELECT to_timestamp(max((x.payload->>'iat')::double precision)) FROM oidc_payloads x
-    WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken'))`)} AS last_used_at
+    WHERE x.grant_id = g.id AND x.kind IN ('AccessToken', 'RefreshToken'))`)} AS last_token_at,
+  ${isoUtc('(SELECT max(t.created_at) FROM agent_tool_calls t WHERE t.grant_id = g.id)')} AS last_call_at,
+  ${GRANT_LEVEL} AS level, a.instance_ids
 FROM oidc_payloads g
 LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = g.payload->>'clientId'
+LEFT JOIN oauth_grant_access a ON a.grant_id = g.id
 WHERE ${LIVE_GRANT} AND g.payload->>'accountId' = ${user}`
 
 /** A person's live grants, newest first: user id. */
@@ -32,11 +38,28 @@ export const LIST_GRANTS = {
 export const FIND_GRANT = `SELECT ${grantsOf('?')} AND g.id = ? FOR UPDATE OF g`
 
 /**
+ * The agent's level and instances on a grant (table oauth_grant_access):
+ * grant id, tenant id, user id, level, instance ids (JSON text or null). Written
+ * by the consent page and by the portal's grants API. `?` placeholders (the
+ * ORM's); `numbered` turns them into pg's `$n` for a plain pool.
+ */
+export const SAVE_GRANT_ACCESS = `INSERT INTO oauth_grant_access (grant_id, tenant_id, user_id, level, instance_ids, updated_at)
+VALUES (?, ?, ?, ?, ?::jsonb, now())
+ON CONFLICT (grant_id) DO UPDATE SET level = excluded.level, instance_ids = excluded.instance_ids, updated_at = now()`
+
+/** `?` placeholders as pg's `$1`, `$2`…, for a statement run on a plain pool. */
+export const numbered = (text: string): string => {
+  let n = 0
+  return text.replace(/\?/g, () => `$${++n}`)
+}
+
+/**
  * Revocation, for the ORM's connection: grant id, grant id. What
  * oidc-provider's revokeByGrantId removes (every row whose `grant_id` is the
  * grant: codes, tokens), plus the Grant itself.
  */
-export const DELETE_GRANT = `DELETE FROM oidc_payloads WHERE grant_id = ? OR (kind = 'Grant' AND id = ?)`
+export const DELETE_GRANT = `WITH access AS (DELETE FROM oauth_grant_access WHERE grant_id = ?)
+DELETE FROM oidc_payloads WHERE grant_id = ? OR (kind = 'Grant' AND id = ?)`
 
 /**
  * Everything that lets a person's agents in, for the ORM's connection: user id
@@ -55,20 +78,29 @@ export interface GrantRow {
   client_name: string | null
   /** ISO 8601 in UTC, as the API shows it. */
   created_at: string | null
-  last_used_at: string | null
+  /** When its newest token was issued, and when it last called a tool. */
+  last_token_at: string | null
+  last_call_at: string | null
+  level: 'read' | 'operate' | 'administer'
+  instance_ids: number[] | null
 }
 
 /**
  * For a statement that checks a token against the store: joins `g`, the live
- * Grant `grant` of account `account` for client `client`, and `c`, that
- * client (missing when deleted); selects nothing. Arguments are placeholders.
+ * Grant `grant` of account `account` for client `client`, `c`, that
+ * client (missing when deleted), and `a`, the grant's agent access (missing
+ * means read only); selects nothing. Arguments are placeholders.
  */
 export function liveGrantJoin (placeholders: { account: string, grant: string, client: string }): string {
   const { account, grant, client } = placeholders
   return `JOIN oidc_payloads g ON ${LIVE_GRANT} AND g.id = ${grant}
   AND g.payload->>'accountId' = ${account} AND g.payload->>'clientId' = ${client}
-LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = ${client}`
+LEFT JOIN oidc_payloads c ON c.kind = 'Client' AND c.id = ${client}
+LEFT JOIN oauth_grant_access a ON a.grant_id = g.id`
 }
+
+/** The grant's level and instance ids in a statement built with liveGrantJoin. */
+export const JOINED_ACCESS = `${GRANT_LEVEL} AS access_level, a.instance_ids AS access_instance_ids`
 
 /** The client's name in a statement built with liveGrantJoin. */
 export const JOINED_CLIENT_NAME = `c.payload->>'client_name'`

@@ -3,7 +3,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider'
 import type Provider from 'oidc-provider'
 import type { ConsentCsrf } from './interactions-csrf.ts'
 import { isBoundTransaction, readForm, redirect303, sendError, sendExpired, sendPage } from './interactions-http.ts'
-import { findPerson, recordConnected, type ConsentPerson } from './interactions-records.ts'
+import { lowerLevel, levelCap, isAgentLevel, type AgentAccess } from '../lib/agent-access.ts'
+import { findPerson, listConsentInstances, recordConnected, saveGrantAccess, type ConsentInstance, type ConsentPerson } from './interactions-records.ts'
 import { renderConsentPage } from './views/consent.ts'
 import { consentCsp } from './views/html.ts'
 
@@ -21,6 +22,7 @@ interface PendingConsent {
   interaction: any
   client: any
   person: ConsentPerson
+  instances: ConsentInstance[]
 }
 
 const TITLE = 'Cannot continue'
@@ -38,26 +40,31 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, produc
     const accountId = interaction?.session?.accountId
     if (interaction === undefined || interaction.prompt?.name !== 'consent' || typeof accountId !== 'string') return void sendExpired(ctx)
     const client = await provider.Client.find(interaction.params?.client_id)
-    const remembered = interaction.lastSubmission?.person as ConsentPerson | undefined
-    const person = remembered?.id === accountId ? remembered : await findPerson(pool, accountId)
+    // Read now, not from the handoff: the role caps the agent's level, so it must be current.
+    const person = await findPerson(pool, accountId)
     if (client === undefined || person === undefined) return void sendExpired(ctx)
-    return { interaction, client, person }
+    return { interaction, client, person, instances: await listConsentInstances(pool, person.tenantId) }
   }
 
-  async function show (ctx: KoaContextWithOIDC): Promise<void> {
-    const pending = await load(ctx, ctx.query.oauth_transaction)
-    if (pending === undefined) return
-    const { interaction, client, person } = pending
-    sendPage(ctx, 200, renderConsentPage({
+  function render (ctx: KoaContextWithOIDC, status: number, { interaction, client, person, instances }: PendingConsent, problem?: string): void {
+    sendPage(ctx, status, renderConsentPage({
       transaction: interaction.uid,
       csrf: csrf.token(interaction.uid),
       clientName: clientName(client),
       clientHost: metadataDocumentHost(client),
       redirectHost: redirectHost(interaction.params?.redirect_uri),
       person: { name: person.name, email: person.email, tenantName: person.tenantName },
-      product
+      product,
+      cap: levelCap(person.role),
+      instances,
+      problem
     }))
     ctx.set('Content-Security-Policy', consentCsp(interaction.params?.redirect_uri))
+  }
+
+  async function show (ctx: KoaContextWithOIDC): Promise<void> {
+    const pending = await load(ctx, ctx.query.oauth_transaction)
+    if (pending !== undefined) render(ctx, 200, pending)
   }
 
   async function decide (ctx: KoaContextWithOIDC): Promise<void> {
@@ -76,7 +83,10 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, produc
     if (decision === 'deny') {
       interaction.result = { error: 'access_denied', error_description: 'The person declined' }
     } else {
+      const access = chosenAccess(form, pending)
+      if (typeof access === 'string') return render(ctx, 400, pending, access)
       const grantId = await saveGrant(interaction, person.id, client.clientId)
+      await saveGrantAccess(pool, person, grantId, access)
       interaction.result = { consent: { grantId } }
       if (interaction.grantId === undefined) {
         // The grant stands even if the feed entry cannot be written.
@@ -102,6 +112,22 @@ export function createConsentRoutes ({ provider, pool, csrf, mcpResource, produc
   }
 
   return { show, decide }
+}
+
+/**
+ * The level and instances chosen on the page, or what is wrong with them. No
+ * level means read only; a level above the role's is lowered to it (the page
+ * offers no more); "only these instances" needs one of the company's.
+ */
+function chosenAccess (form: URLSearchParams, { person, instances }: PendingConsent): AgentAccess | string {
+  const level = form.get('level') ?? 'read'
+  if (!isAgentLevel(level)) return 'Choose what the agent may do: Read only, Operate or Administer.'
+  if (form.get('instances') !== 'some') return { level: lowerLevel(level, levelCap(person.role)), instanceIds: null }
+  const known = new Set(instances.map((instance) => instance.id))
+  const chosen = [...new Set(form.getAll('instance').map(Number))].sort((a, b) => a - b)
+  if (chosen.length === 0) return 'Choose at least one instance, or All instances.'
+  if (!chosen.every((id) => known.has(id))) return 'One of the chosen instances no longer exists. Choose again.'
+  return { level: lowerLevel(level, levelCap(person.role)), instanceIds: chosen }
 }
 
 function clientName (client: any): string {

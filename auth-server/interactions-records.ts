@@ -1,4 +1,7 @@
 import type pg from 'pg'
+import type { AgentAccess } from '../lib/agent-access.ts'
+import type { UserRole } from '../plugins/app/users/user.entity.ts'
+import { numbered, SAVE_GRANT_ACCESS } from './grant-store.ts'
 
 export interface ConsentPerson {
   id: string
@@ -6,17 +9,33 @@ export interface ConsentPerson {
   email: string
   tenantId: string
   tenantName: string
+  role: UserRole
 }
+
+export interface ConsentInstance { id: number, name: string, subdomain: string }
 
 /** The person behind an account id, when the handoff did not leave it on the transaction. */
 export async function findPerson (pool: pg.Pool, accountId: string): Promise<ConsentPerson | undefined> {
-  const { rows } = await pool.query<{ name: string | null, email: string | null, tenant_id: string, tenant_name: string | null }>(
-    `SELECT u.name, u.email, u.tenant_id, t.name AS tenant_name
+  const { rows } = await pool.query<{ name: string | null, email: string | null, tenant_id: string, tenant_name: string | null, role: UserRole }>(
+    `SELECT u.name, u.email, u.tenant_id, t.name AS tenant_name, u.role
      FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id::text = $1 AND u.active`, [accountId]
   )
   const row = rows[0]
   if (row === undefined) return undefined
-  return { id: accountId, name: row.name ?? '', email: row.email ?? '', tenantId: row.tenant_id, tenantName: row.tenant_name ?? '' }
+  return { id: accountId, name: row.name ?? '', email: row.email ?? '', tenantId: row.tenant_id, tenantName: row.tenant_name ?? '', role: row.role }
+}
+
+/** The company's instances (deleted ones excepted), for "only these instances" on the consent page. */
+export async function listConsentInstances (pool: pg.Pool, tenantId: string): Promise<ConsentInstance[]> {
+  const { rows } = await pool.query<{ id: string, name: string, subdomain: string }>(
+    `SELECT id, name, subdomain FROM instances WHERE tenant_id = $1 AND state <> 'deleted' ORDER BY id LIMIT 1000`, [tenantId])
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, subdomain: row.subdomain }))
+}
+
+/** What the person chose for the agent, stored with the grant (read by /api/mcp on every request). */
+export async function saveGrantAccess (pool: pg.Pool, person: ConsentPerson, grantId: string, access: AgentAccess): Promise<void> {
+  await pool.query(numbered(SAVE_GRANT_ACCESS),
+    [grantId, person.tenantId, person.id, access.level, access.instanceIds === null ? null : JSON.stringify(access.instanceIds)])
 }
 
 /**

@@ -25,6 +25,8 @@ import { OidcPayload } from '../auth-server/oidc-payload.entity.ts'
 import { SigningKeySet } from '../auth-server/signing-key-set.entity.ts'
 import { HandoffCode } from '../plugins/app/oauth/handoff-code.entity.ts'
 import { RevokedToken } from '../plugins/app/oauth/revoked-token.entity.ts'
+import { GrantAccess } from '../plugins/app/oauth/grant-access.entity.ts'
+import { AgentToolCall } from '../plugins/app/oauth/agent-tool-call.entity.ts'
 import { MetricHour } from '../plugins/app/metrics/metric-hour.entity.ts'
 import { ErpCredentials } from '../plugins/app/instances/erp-credentials.entity.ts'
 import { InstanceModule } from '../plugins/app/erp/instance-module.entity.ts'
@@ -38,7 +40,7 @@ export const entities = [
   Tenant, User, PortalSession, PasswordReset, RateLimitCounter,
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
-  OidcPayload, SigningKeySet, HandoffCode, RevokedToken,
+  OidcPayload, SigningKeySet, HandoffCode, RevokedToken, GrantAccess, AgentToolCall,
   MetricSample, MetricHour, ErpCredentials, InstanceModule,
   LoginChallenge, UserTwoFactor, RecoveryCode,
   WebhookEndpoint, WebhookEvent, WebhookDelivery

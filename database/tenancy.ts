@@ -36,7 +36,9 @@ const tenantColumn: Record<string, string> = {
   InstanceModule: 'tenant',
   WebhookEndpoint: 'tenant',
   WebhookEvent: 'tenant',
-  WebhookDelivery: 'tenant'
+  WebhookDelivery: 'tenant',
+  GrantAccess: 'tenant',
+  AgentToolCall: 'tenant'
 }
 
 export interface TenantFilterParams {

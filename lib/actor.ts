@@ -1,4 +1,5 @@
 import type { UserRole } from '../plugins/app/users/user.entity.ts'
+import type { AgentAccess } from './agent-access.ts'
 
 /**
  * Who is acting. REST requests act as a portal user, MCP calls as an agent on
@@ -16,6 +17,13 @@ export interface UserActor {
   sessionId: string
   /** For agents: the OAuth client's name, recorded in the activity feed. */
   clientName?: string
+  /** For agents: the OAuth client's id. */
+  clientId?: string
+  /**
+   * For agents: what the person lets this agent do (lib/agent-access.ts), read
+   * from the grant on every request. Capped by `role` where it is checked.
+   */
+  access?: AgentAccess
 }
 
 export interface SystemActor {

@@ -7,6 +7,7 @@ import { handleMcpPost } from './http-bridge.ts'
 import { createMcpServer } from './mcp-server.ts'
 import { createOriginPolicy } from './origin-policy.ts'
 import { invalidParamsMessage, refuseBatch, sendInvalidParams } from './request-check.ts'
+import { recordToolCall } from './tool-audit.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
 
@@ -60,7 +61,8 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     verify,
     originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
   })
-  const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'))
+  const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
+    async (actor, call) => recordToolCall(fastify.sql, actor, call))
 
   return {
     authenticate,

@@ -24,7 +24,7 @@ export function createMcpServer (registry: ToolRegistry, context: ToolContext): 
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: sharedValidator
   })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list() }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list(context.scope.actor) }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params
     // An unknown tool is a protocol error (the spec's -32602); a tool that fails is a tool result with isError.

@@ -2,6 +2,10 @@ import type { FastifyError } from 'fastify'
 import type { ValidateFunction } from 'ajv'
 import { compileJsonValidator } from '../lib/validation.ts'
 import { assertStorableText, toErrorBody } from '../plugins/app/http/envelope.ts'
+import type { UserActor } from '../lib/actor.ts'
+import { AGENT_CAPABILITIES, assertInstanceVisible, assertMayUse, mayUse } from '../lib/agent-capabilities.ts'
+import type { ToolCallRecord } from './tool-audit.ts'
+import { summariseArguments } from './tool-audit.ts'
 import type { ToolContext, ToolDefinition } from './tools/tool.ts'
 
 /** A tool as `tools/list` describes it (MCP 2025-11-25 Tool). */
@@ -22,6 +26,9 @@ export interface ToolResult {
 
 export type ToolErrorLogger = (error: unknown, tool: string, context: ToolContext) => void
 
+/** Records one call in the audit trail (mcp/tool-audit.ts); a failure to record is logged, never the agent's problem. */
+export type ToolCallAudit = (actor: UserActor, call: ToolCallRecord) => Promise<void>
+
 /** JSON Schema as plain data: TypeBox's symbol-keyed markers dropped, an object schema as MCP requires. */
 function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
   const schema = JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>
@@ -34,12 +41,17 @@ function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
  * the same rules as REST bodies. A failure becomes a tool result with
  * `isError: true` and the REST envelope's code and message, so an agent reads
  * the same `VALIDATION_FAILED`, `NOT_FOUND` or `FORBIDDEN` a portal client would.
+ * Each tool needs an agent level (lib/agent-capabilities.ts): `tools/list`
+ * shows only the ones the grant allows, a call above it is refused before
+ * anything runs, and an `instance_id` outside the grant's instances is not
+ * found. Every call, refused or not, is recorded by `audit`.
  */
-export function createToolRegistry (tools: ToolDefinition[], logError: ToolErrorLogger) {
+export function createToolRegistry (tools: ToolDefinition[], logError: ToolErrorLogger, audit?: ToolCallAudit) {
   const byName = new Map<string, { tool: ToolDefinition, validate: ValidateFunction }>()
   const listed: ListedTool[] = []
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`Tool ${tool.name} is defined twice`)
+    if (!(tool.name in AGENT_CAPABILITIES)) throw new Error(`Tool ${tool.name} has no agent level in lib/agent-capabilities.ts`)
     byName.set(tool.name, { tool, validate: compileJsonValidator(tool.input) })
     listed.push({
       name: tool.name,
@@ -60,8 +72,27 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     }
   }
 
+  async function run (entry: { tool: ToolDefinition, validate: ValidateFunction }, input: unknown, context: ToolContext): Promise<ToolResult> {
+    const { actor } = context.scope
+    try {
+      assertMayUse(actor, entry.tool.name)
+      assertStorableText(input, 'arguments')
+      const prepared = entry.tool.prepare === undefined ? input : entry.tool.prepare(input as Record<string, unknown>)
+      if (!entry.validate(prepared)) {
+        throw Object.assign(new Error('invalid arguments'), { validation: entry.validate.errors ?? [], validationContext: 'arguments' })
+      }
+      const instanceId = (prepared as { instance_id?: unknown }).instance_id
+      if (typeof instanceId === 'number' || typeof instanceId === 'string') assertInstanceVisible(actor, instanceId)
+      const result = await entry.tool.run(context, prepared as never)
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+    } catch (error) {
+      return failure(error, entry.tool.name, context)
+    }
+  }
+
   return {
-    list: (): ListedTool[] => listed,
+    /** The tools this actor may call: an agent sees those its grant's level allows. */
+    list: (actor: UserActor): ListedTool[] => listed.filter((tool) => mayUse(actor, tool.name)),
     has: (name: string): boolean => byName.has(name),
 
     async call (name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
@@ -69,17 +100,18 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       if (entry === undefined) throw new Error(`Unknown tool ${name}`)
       // The arguments were parsed for this request alone: validation may fill defaults in place.
       const input = args ?? {}
-      try {
-        assertStorableText(input, 'arguments')
-        const prepared = entry.tool.prepare === undefined ? input : entry.tool.prepare(input as Record<string, unknown>)
-        if (!entry.validate(prepared)) {
-          throw Object.assign(new Error('invalid arguments'), { validation: entry.validate.errors ?? [], validationContext: 'arguments' })
-        }
-        const result = await entry.tool.run(context, prepared as never)
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
-      } catch (error) {
-        return failure(error, name, context)
+      const started = performance.now()
+      const result = await run(entry, input, context)
+      if (audit !== undefined) {
+        const outcome = result.isError === true ? String((result.structuredContent.error as { code?: unknown } | undefined)?.code ?? 'ERROR') : 'ok'
+        await audit(context.scope.actor, {
+          tool: name,
+          arguments: summariseArguments(input, listed.find((tool) => tool.name === name)?.inputSchema),
+          outcome,
+          durationMs: performance.now() - started
+        }).catch((error: unknown) => logError(error, name, context))
       }
+      return result
     }
   }
 }

@@ -9,7 +9,8 @@ export const ActivityItem = Type.Object({
   actor: Type.Object({
     kind: Type.Unsafe<'user' | 'agent' | 'system'>({ type: 'string', enum: ['user', 'agent', 'system'] }),
     id: Type.Union([Type.String(), Type.Null()], { description: 'User id (users and agents) or job name (system)' }),
-    name: Type.String()
+    name: Type.String(),
+    calls_url: Type.Optional(Type.String({ description: 'Agents only: their audit trail (`GET /api/oauth/grants/:id/calls`), readable by the person who connected the agent' }))
   }),
   target_type: Type.Union([Type.String(), Type.Null()]),
   target_id: Type.Union([Type.String(), Type.Null()], { description: 'The target\'s id as text: a uuid, a plan configuration\'s number, or an instance\'s integer id in decimal (e.g. "42")' }),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
-import { Id, Success } from './common.ts'
+import { BigInt53, Id, Int4, Pagination, Success } from './common.ts'
 
 /**
  * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
@@ -39,12 +39,24 @@ export const HandoffIdentityResponse = Success({
   oauth_transaction: Type.String({ description: 'The transaction the code was minted for; the auth server checks it matches' })
 })
 
+const AgentLevelSchema = Type.Union([Type.Literal('read'), Type.Literal('operate'), Type.Literal('administer')], {
+  description: 'What the agent may do: `read` (read only), `operate` (read, plus start/stop/restart, backups, tickets, module installs, addon syncs), `administer` (everything the person may do)'
+})
+
+const InstanceIds = Type.Union([
+  Type.Array(BigInt53({ minimum: 1 }), { maxItems: 1000, description: 'The only instances the agent may see' }),
+  Type.Null({ description: 'Every instance of the company' })
+])
+
 export const Grant = Type.Object({
   id: Type.String({ description: 'Grant id (from the authorization server)' }),
   client_id: Type.String(),
   client_name: Type.String({ description: 'The name the agent registered with (its client id if it gave none)' }),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its newest token was issued; null if none is left' })
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it last called a tool; null if it never did' }),
+  last_token_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its newest token was issued; null if none is left' }),
+  level: AgentLevelSchema,
+  instance_ids: InstanceIds
 })
 
 export const GrantListResponse = Success({ grants: Type.Array(Grant) })
@@ -52,6 +64,28 @@ export const GrantListResponse = Success({ grants: Type.Array(Grant) })
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', description: 'Grant id' })
 })
+
+export const GrantAccessBody = Type.Object({
+  level: AgentLevelSchema,
+  instance_ids: Type.Optional(InstanceIds)
+}, { additionalProperties: false })
+
+export const GrantResponse = Success({ grant: Grant })
+
+export const GrantCallsQuery = Pagination
+
+export const AgentCall = Type.Object({
+  id: BigInt53({ minimum: 1 }),
+  tool: Type.String({ description: 'The MCP tool called' }),
+  arguments: Type.Record(Type.String(), Type.Unknown(), { description: 'A summary of the arguments; passwords, tokens and keys are replaced by "[redacted]"' }),
+  outcome: Type.String({ description: '`ok`, or the error code the agent got (e.g. AGENT_LEVEL_TOO_LOW, INSTANCE_NOT_FOUND)' }),
+  duration_ms: Int4({ minimum: 0, description: 'How long the call took, in milliseconds' }),
+  client_id: Type.String(),
+  client_name: Type.String(),
+  created_at: Type.String({ format: 'date-time' })
+})
+
+export const GrantCallsResponse = Success({ calls: Type.Array(AgentCall), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages)' }) })
 
 export const ProtectedResourceMetadata = Type.Object({
   resource: Type.String(),

@@ -15,7 +15,10 @@ button{margin-top:1.5rem;width:100%;padding:.65rem;border:0;border-radius:4px;ba
 ul{padding-left:1.2rem}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
 .actions{display:flex;gap:1rem;margin-top:1.5rem}.actions button{flex:1;margin-top:0}.deny{background:#e4e6eb;color:#222}
 .error{background:#fdecea;color:#8a1c12;padding:.6rem .8rem;border-radius:4px}.note{color:#555;font-size:.9rem}
-.brand{color:#2451b7;font-weight:700;margin:0 0 1rem}.links{margin-top:1.2rem;font-size:.9rem;text-align:center}`
+.brand{color:#2451b7;font-weight:700;margin:0 0 1rem}.links{margin-top:1.2rem;font-size:.9rem;text-align:center}
+fieldset{border:1px solid #ddd;border-radius:4px;margin:1rem 0;padding:.5rem .8rem}legend{font-weight:600}
+.choice{display:flex;gap:.5rem;align-items:flex-start;margin:.5rem 0;font-weight:400}.choice input{width:auto;margin:.2rem 0 0}
+.choice span{display:block}.choice small{color:#555}.unverified{color:#8a5a00}`
 
 /** The stylesheet is inline and allowed by its hash: no 'unsafe-inline' in the policy. */
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`

@@ -24,6 +24,7 @@ export const AGENTS_SECTIONS = {
     CLIENT_METADATA_TIMEOUT_SECONDS: seconds(1, 8, 5, 'Bound on fetching a client metadata document (connection, headers and body); a slower one is refused with invalid_client. ' +
       'At most 8: below the 10 s the portal waits for the auth server, so a slow document never looks like an outage (502).'),
     CLIENT_METADATA_ALLOWED_HOSTS: allowedHosts('Hosts whose client metadata documents may be fetched even on private or loopback addresses (a test server on localhost); empty: public addresses only.',
-      'localhost')
+      'localhost'),
+    AGENT_CALL_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Days each agent tool call stays in the audit trail (GET /api/oauth/grants/:id/calls); older ones are deleted by a periodic job.' })
   }
 } satisfies Record<string, Record<string, TSchema>>

@@ -102,6 +102,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },
   'DELETE /api/oauth/grants/:id': { access: 'member', resource: 'grant' },
+  'PUT /api/oauth/grants/:id': { access: 'member', resource: 'grant', body: { level: 'read' } },
+  'GET /api/oauth/grants/:id/calls': { access: 'member', resource: 'grant' },
 
   'GET /api/addon-sources': { access: 'member' },
   'GET /api/addon-sources/:id': { access: 'member', resource: 'addon_source' },

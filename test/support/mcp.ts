@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { BASE_URL, MCP, startTestAuthServer, type TestAuthServer } from '../auth-server/helpers.ts'
 import { issueCode, pkcePair, redeem, registerClient } from '../auth-server/token-support.ts'
+import { numbered, SAVE_GRANT_ACCESS } from '../../auth-server/grant-store.ts'
+import type { AgentAccess } from '../../lib/agent-access.ts'
 import type { SignedUp } from './accounts.ts'
 import { build } from './build.ts'
 import { createTestDatabase } from './database.ts'
@@ -23,7 +25,7 @@ export interface McpFixture {
   auth: TestAuthServer
   databaseUrl: string
   /** Registers a client, records the person's consent (a Grant for `mcp`) and redeems a code with PKCE. */
-  connectAgent: (person: SignedUp, clientName?: string) => Promise<ConnectedAgent>
+  connectAgent: (person: SignedUp, clientName?: string, access?: AgentAccess) => Promise<ConnectedAgent>
 }
 
 /**
@@ -36,10 +38,16 @@ export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0]
   const auth = await startTestAuthServer(t, { DATABASE_URL: databaseUrl })
   const { app } = await build(t, { databaseUrl, logger, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
 
-  async function connectAgent (person: SignedUp, clientName = 'Test agent'): Promise<ConnectedAgent> {
+  async function connectAgent (person: SignedUp, clientName = 'Test agent', access: AgentAccess = { level: 'administer', instanceIds: null }): Promise<ConnectedAgent> {
     const clientId = await registerClient(auth, clientName)
     const { verifier, challenge } = pkcePair()
     const { code, grantId } = await issueCode(auth, clientId, person.user.id, challenge)
+    // What the consent page would store; tests of the tools act with the person's full rights unless they say otherwise.
+    const instanceIds = access.instanceIds === null ? null : JSON.stringify(access.instanceIds)
+    await app.sql({
+      text: numbered(SAVE_GRANT_ACCESS),
+      values: [grantId, person.user.tenant_id, person.user.id, access.level, instanceIds]
+    })
     const tokens = await redeem(auth, clientId, code, verifier)
     if (tokens.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tokens.body)}`)
     return { clientId, clientName, grantId, accessToken: tokens.body.access_token, refreshToken: tokens.body.refresh_token }

@@ -73,7 +73,7 @@ export function createBrowser () {
       }
       return response
     },
-    async submit (url: string, form: Record<string, string>): Promise<Response> {
+    async submit (url: string, form: Record<string, string> | URLSearchParams): Promise<Response> {
       return await this.request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) })
     }
   }

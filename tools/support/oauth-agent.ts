@@ -97,9 +97,21 @@ export async function reachConsent (browser: Browser, servers: SignsIn, authoriz
   return { url, uid: new URL(url).searchParams.get('oauth_transaction') ?? '', csrf: hiddenField(html, 'csrf'), html, headers: response.headers }
 }
 
+/**
+ * What the person picks on the consent page: `level` (the page's default is read; these helpers
+ * pick administer, which the auth server lowers to what the person's role allows) and `instance`.
+ */
+export interface ConsentChoice { level?: string, instances?: number[] }
+
 /** Presses Allow or Deny; answers the callback URL the browser is sent to (not requested). */
-export async function decide (browser: Browser, consent: ConsentPage, decision: 'allow' | 'deny'): Promise<URL> {
-  const posted = await browser.submit(formAction(consent.html, consent.url), { oauth_transaction: consent.uid, csrf: consent.csrf, decision })
+export async function decide (browser: Browser, consent: ConsentPage, decision: 'allow' | 'deny', choice: ConsentChoice = { level: 'administer' }): Promise<URL> {
+  const fields = new URLSearchParams({ oauth_transaction: consent.uid, csrf: consent.csrf, decision })
+  if (choice.level !== undefined) fields.set('level', choice.level)
+  if (choice.instances !== undefined) {
+    fields.set('instances', 'some')
+    for (const id of choice.instances) fields.append('instance', String(id))
+  }
+  const posted = await browser.submit(formAction(consent.html, consent.url), fields)
   if (posted.status !== 303) throw new Error(`consent answered ${posted.status}: ${await posted.text()}`)
   const origin = new URL(consent.url).origin
   let target = location(posted, consent.url)

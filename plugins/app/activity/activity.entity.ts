@@ -21,6 +21,8 @@ const ActivitySchema = defineEntity({
     /** A user id for users and agents, the job name for the system. */
     actorId: p.string().length(100).nullable(),
     actorName: p.string().length(200),
+    /** For agents: the OAuth grant they acted under; the feed links its audit trail. */
+    actorGrantId: p.string().length(255).nullable(),
     targetType: p.string().length(40).nullable(),
     targetId: p.string().length(64).nullable(),
     /** The instance the activity is about: its integer id. */

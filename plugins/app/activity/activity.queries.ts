@@ -6,7 +6,8 @@ import type { ActorKind } from './activity.entity.ts'
  * back ready to send (nested actor, ISO 8601 UTC time) with nothing to map.
  */
 export const ACTIVITY_COLUMNS = `id::float8 AS id, title, type,
-  json_build_object('kind', actor_kind, 'id', actor_id, 'name', actor_name) AS actor,
+  CASE WHEN actor_grant_id IS NULL THEN json_build_object('kind', actor_kind, 'id', actor_id, 'name', actor_name)
+    ELSE json_build_object('kind', actor_kind, 'id', actor_id, 'name', actor_name, 'calls_url', '/api/oauth/grants/' || actor_grant_id || '/calls') END AS actor,
   target_type, target_id, instance_id::float8 AS instance_id,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
@@ -29,7 +30,7 @@ export interface ActivityRow {
   id: number
   title: string
   type: string
-  actor: { kind: ActorKind, id: string | null, name: string }
+  actor: { kind: ActorKind, id: string | null, name: string, calls_url?: string }
   target_type: string | null
   target_id: string | null
   instance_id: number | null

@@ -22,7 +22,8 @@ export interface ActivityView {
   id: number
   title: string
   type: string
-  actor: { kind: ActorKind, id: string | null, name: string }
+  /** `calls_url`: for an agent, its audit trail (GET /api/oauth/grants/:id/calls; opens for the person who connected it). */
+  actor: { kind: ActorKind, id: string | null, name: string, calls_url?: string }
   target_type: string | null
   target_id: string | null
   instance_id: number | null
@@ -38,9 +39,11 @@ export interface ActivityQuery {
 }
 
 /** Who to credit: the user, the agent (by client name, on behalf of its user), or the system job. */
-function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | null, actorName: string } {
+function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | null, actorName: string, actorGrantId?: string } {
   if (actor.kind === 'system') return { actorKind: 'system', actorId: actor.job, actorName: `System (${actor.job})` }
-  if (actor.kind === 'agent') return { actorKind: 'agent', actorId: actor.userId, actorName: `${actor.clientName ?? 'Agent'} for ${actor.name}`.slice(0, 200) }
+  if (actor.kind === 'agent') {
+    return { actorKind: 'agent', actorId: actor.userId, actorName: `${actor.clientName ?? 'Agent'} for ${actor.name}`.slice(0, 200), actorGrantId: actor.sessionId }
+  }
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 

@@ -3,6 +3,7 @@ import { INSTANCE_STATES, type InstanceState } from '../instances/instance.entit
 import { configurationBlock, subscriptionBlock, usageBlock } from './dashboard-billing.ts'
 import { DASHBOARD, type DashboardRow } from './dashboard.queries.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
+import { visibleInstances } from '../../../lib/agent-capabilities.ts'
 
 const VISIBLE_STATES = INSTANCE_STATES.filter((state) => state !== 'deleted')
 
@@ -17,7 +18,8 @@ export function createDashboardService () {
     async get ({ read }: Pick<CallScope, 'read'>) {
       const { actor, rows: [row] } = await read<DashboardRow>(DASHBOARD)
       if (row === undefined) throw new Error(`Tenant ${actor.tenantId} vanished during an authenticated request`)
-      const { instances } = row
+      // An agent bound to some instances sees those alone; the plan's usage still counts them all.
+      const instances = visibleInstances(actor, row.instances, (instance) => instance.id)
       const byState = Object.fromEntries(VISIBLE_STATES.map((state) => [state, 0])) as Record<InstanceState, number>
       for (const instance of instances) byState[instance.state as InstanceState]++
       return {
@@ -35,7 +37,7 @@ export function createDashboardService () {
           tickets: { open: row.tickets_open, answered: row.tickets_answered },
           invitations: { pending: row.invitations_pending },
           instances: { total: instances.length, by_state: byState },
-          usage: usageBlock(row, instances.filter((i) => i.state !== 'deleting').length)
+          usage: usageBlock(row, row.instances.filter((i) => i.state !== 'deleting').length)
         },
         activities: row.activities
       }

@@ -21,6 +21,7 @@ import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound } from './instances.errors.ts'
 import { INSTANCE_QUEUE, type InstanceJobData } from './instance-actions.queue.ts'
+import { visibleInstances } from '../../../lib/agent-capabilities.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InstancesServiceDeps {
@@ -113,7 +114,9 @@ export function createInstancesService (deps: InstancesServiceDeps) {
   return {
     async list ({ actor }: Pick<CallScope, 'actor'>): Promise<InstanceSummaryView[]> {
       const rows = await tenantSql(sql, actor.tenantId)<InstanceSummaryRow>(LIST_INSTANCES)
-      return rows.map((row) => toInstanceSummary(row, instancesDomain))
+      // An agent bound to some instances sees those alone (lib/agent-capabilities.ts).
+      const visible = actor.kind === 'system' ? rows : visibleInstances(actor, rows, (row) => row.id)
+      return visible.map((row) => toInstanceSummary(row, instancesDomain))
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {

@@ -45,10 +45,10 @@ t.test('list: the caller\'s own live grants with client name, created and last u
   t.same(response.json(), {
     success: true,
     grants: [
-      { id: 'grant-new', client_id: 'client-grant-new', client_name: 'client-grant-new', created_at: iso(T0 + 1000), last_used_at: null },
-      { id: 'grant-used', client_id: 'client-grant-used', client_name: 'Claude Code', created_at: iso(T0), last_used_at: iso(T0 + 500) }
+      { id: 'grant-new', client_id: 'client-grant-new', client_name: 'client-grant-new', created_at: iso(T0 + 1000), last_used_at: null, last_token_at: null, level: 'read', instance_ids: null },
+      { id: 'grant-used', client_id: 'client-grant-used', client_name: 'Claude Code', created_at: iso(T0), last_used_at: null, last_token_at: iso(T0 + 500), level: 'read', instance_ids: null }
     ]
-  }, 'newest first; expired grants and other people\'s are left out; a nameless client shows its id')
+  }, 'newest first; expired grants and other people\'s are left out; a nameless client shows its id; no recorded choice is read only; no tool call yet')
 
   const theirs = await app.inject({ method: 'GET', url: '/api/oauth/grants', headers: bearer(member.token) })
   t.same(theirs.json().grants.map((g: { id: string }) => g.id), ['grant-member'])

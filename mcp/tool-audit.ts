@@ -1,0 +1,55 @@
+import type { UserActor } from '../lib/actor.ts'
+import type { Sql } from '../lib/sql.ts'
+
+/** Field names that hold secrets, whatever the tool: their values never reach the audit trail. */
+const SECRET_NAME = /pass(word|phrase)?|secret|token|(^|_)key$|credential|private|authorization|cookie/i
+const REDACTED = '[redacted]'
+const MAX_TEXT = 200
+const MAX_DEPTH = 3
+const MAX_KEYS = 30
+
+type JsonSchema = { properties?: Record<string, JsonSchema>, writeOnly?: boolean, format?: string, items?: JsonSchema, [key: string]: unknown }
+
+/** A schema field that declares a secret: `writeOnly` (sent, never returned) or `format: password`. */
+const secretBySchema = (schema: JsonSchema | undefined) => schema?.writeOnly === true || schema?.format === 'password'
+
+/**
+ * What the audit trail keeps of a tool's arguments: secrets removed by field
+ * name and by the tool's input schema, long text cut, deep structures
+ * flattened. Enough to tell what the agent asked for, never a credential.
+ */
+export function summariseArguments (args: unknown, schema: JsonSchema | undefined, depth = 0): unknown {
+  if (typeof args === 'string') return args.length > MAX_TEXT ? `${args.slice(0, MAX_TEXT)}… (${args.length} characters)` : args
+  if (args === null || typeof args !== 'object') return args
+  if (depth >= MAX_DEPTH) return Array.isArray(args) ? `[${args.length} items]` : '{…}'
+  if (Array.isArray(args)) return args.slice(0, MAX_KEYS).map((item) => summariseArguments(item, schema?.items, depth + 1))
+  const summary: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(args).slice(0, MAX_KEYS)) {
+    const field = schema?.properties?.[key]
+    summary[key] = SECRET_NAME.test(key) || secretBySchema(field) ? REDACTED : summariseArguments(value, field, depth + 1)
+  }
+  return summary
+}
+
+const INSERT_CALL = {
+  name: 'mcp-record-tool-call',
+  text: `INSERT INTO agent_tool_calls (tenant_id, grant_id, client_id, client_name, user_id, tool, arguments, outcome, duration_ms, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, now())`
+}
+
+export interface ToolCallRecord {
+  tool: string
+  arguments: unknown
+  /** `ok` or the error code the agent got. */
+  outcome: string
+  durationMs: number
+}
+
+/** One row in agent_tool_calls: one INSERT, on the same pool as the request's own reads. */
+export async function recordToolCall (sql: Sql, actor: UserActor, call: ToolCallRecord): Promise<void> {
+  await sql({
+    ...INSERT_CALL,
+    values: [actor.tenantId, actor.sessionId, (actor.clientId ?? '').slice(0, 255), (actor.clientName ?? '').slice(0, 200), actor.userId,
+      call.tool.slice(0, 100), JSON.stringify(call.arguments ?? {}), call.outcome.slice(0, 64), Math.round(call.durationMs)]
+  })
+}
