@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
-import { Id, Success } from './common.ts'
+import { Id, ref, Success } from './common.ts'
 
 /**
  * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
@@ -45,9 +45,9 @@ export const Grant = Type.Object({
   client_name: Type.String({ description: 'The name the agent registered with (its client id if it gave none)' }),
   created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its newest token was issued; null if none is left' })
-})
+}, { $id: 'Grant' })
 
-export const GrantListResponse = Success({ grants: Type.Array(Grant) })
+export const GrantListResponse = Success({ grants: Type.Array(ref(Grant)) }, { $id: 'GrantListResponse' })
 
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', description: 'Grant id' })
