@@ -18,7 +18,13 @@ import { TAGS, X_TAG_GROUPS } from '../../lib/openapi/tags.ts'
 /** Redoc's grouping of the tags; an extension the plugin's types do not list. */
 const tagGroups: object = { 'x-tagGroups': X_TAG_GROUPS }
 
+/** `get /api/instances/{id}`: an operation of the document, from a route's method and URL. */
+function operationKey (method: string, url: string): string {
+  return `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`
+}
+
 export default fp(async (fastify) => {
+  const security = new Map<string, ReturnType<typeof securityOf>>()
   for (const schema of await componentSchemas()) fastify.addSchema(schema)
   await fastify.register(swagger, {
     openapi: {
@@ -41,7 +47,19 @@ export default fp(async (fastify) => {
     transform: ({ schema, url, route }) => {
       if (schema === undefined) return { schema, url }
       if ([route.method].flat().includes('OPTIONS')) return { schema: { ...schema, hide: true }, url }
-      return { schema: { ...schema, security: securityOf(authModeOf(url, route.config)) } as typeof schema, url }
+      for (const method of [route.method].flat()) security.set(operationKey(method, url), securityOf(authModeOf(url, route.config)))
+      return { schema, url }
+    },
+    // Set here, not in `transform`: there the plugin would drop the `token` query parameter that an
+    // apiKey scheme names, and a generated client could then not pass the stream or download token.
+    transformObject: ({ openapiObject }) => {
+      for (const [path, item] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, operation] of Object.entries(item ?? {})) {
+          const requirement = security.get(operationKey(method, path))
+          if (requirement !== undefined) (operation as { security?: unknown }).security = requirement
+        }
+      }
+      return openapiObject
     }
   })
 
