@@ -33,8 +33,7 @@ export default fp(async (fastify) => {
         title: 'Hosted ERP portal API',
         version: '1',
         description: 'JSON API of the hosted-ERP control plane. Every answer has `success`; errors use one envelope ' +
-          '`{ success: false, error: { code, message, details? }, request_id }`. How to generate a typed client: docs/api.md.',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' }
+          '`{ success: false, error: { code, message, details? }, request_id }`. How to generate a typed client: docs/api.md.'
       },
       servers: [{ url: fastify.config.BASE_URL }],
       tags: TAGS,
@@ -52,7 +51,9 @@ export default fp(async (fastify) => {
     },
     // Set here, not in `transform`: there the plugin would drop the `token` query parameter that an
     // apiKey scheme names, and a generated client could then not pass the stream or download token.
-    transformObject: ({ openapiObject }) => {
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject
+      const { openapiObject } = document
       for (const [path, item] of Object.entries(openapiObject.paths ?? {})) {
         for (const [method, operation] of Object.entries(item ?? {})) {
           const requirement = security.get(operationKey(method, path))
