@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { authorizationUrl, exchangeCode, registerAgent } from '../support/oauth-agent.ts'
-import { consentResponse, decideAndReturn, launchChromium, newPage, signIn, startCallbackServer } from '../support/oauth-browser.ts'
+import { consentResponse, decideAndReturn, launchChromium, newPage, signIn, startCallbackServer } from '../support/browser.ts'
 import { startSingleOrigin } from '../support/single-origin.ts'
 import { enableTwoFactor, totpCode } from '../support/two-factor.ts'
 

@@ -3,7 +3,7 @@ import type { Test } from 'tap'
 import type { Page } from 'playwright-core'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { authorizationUrl, exchangeCode, registerAgent } from '../support/oauth-agent.ts'
-import { consentResponse, decideAndReturn, launchChromium, newPage, signIn, startCallbackServer } from '../support/oauth-browser.ts'
+import { consentResponse, decideAndReturn, launchChromium, newPage, signIn, startCallbackServer } from '../support/browser.ts'
 import { startSingleOrigin, type SingleOrigin } from '../support/single-origin.ts'
 
 async function expectConsentPage (t: Test, page: Page, so: SingleOrigin, clientName: string): Promise<void> {

@@ -3,42 +3,16 @@
  * message the SMTP sink received to the end of the journey, on the pages the
  * service serves itself when PORTAL_APP_URL is unset.
  */
-import { access, constants } from 'node:fs/promises'
 import t from 'tap'
-import type { Test } from 'tap'
-import { chromium, type Browser, type Page } from 'playwright-core'
 import { build } from '../../support/build.ts'
 import { signup } from '../../support/accounts.ts'
 import { startSmtpServer } from '../../support/mail-smtp.ts'
 import { invite } from '../../support/invitations-flow.ts'
 import { freePort } from '../../support/process.ts'
+import { launchChromium, newPage } from '../../support/browser.ts'
 import { login } from '../../support/password-flow.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
 const LINK = /(http:\/\/127\.0\.0\.1:\d+\/(?:invitation\/accept|password\/reset)\?token=[A-Za-z0-9_-]{43})/
-
-/** A missing Chromium fails the run (CI installs it with .ci/browser.sh); this test never skips. */
-async function launchChromium (t: Test): Promise<Browser> {
-  await access(CHROMIUM, constants.X_OK).catch(() => {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: install Debian's chromium package (.ci/browser.sh does it in CI)`)
-  })
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-  t.teardown(() => browser.close())
-  return browser
-}
-
-/** A page in a fresh profile, and the errors its console reports (CSP violations among them). */
-async function newPage (t: Test, browser: Browser): Promise<{ page: Page, consoleErrors: string[] }> {
-  const context = await browser.newContext()
-  t.teardown(() => context.close())
-  const page = await context.newPage()
-  const consoleErrors: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) consoleErrors.push(message.text())
-  })
-  return { page, consoleErrors }
-}
 
 const linkIn = (text: string) => {
   const link = LINK.exec(text)?.[1]

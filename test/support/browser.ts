@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
-/** The OAuth flow in a real browser (Debian's Chromium): the browser, the agent's redirect URI, the login and consent pages' steps. */
+/** Pages in a real browser (Debian's Chromium): the browser, a fresh page, and the OAuth flow's steps (the agent's redirect URI, the login and consent pages). */
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
 
