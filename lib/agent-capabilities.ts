@@ -1,6 +1,6 @@
 import type { UserActor } from './actor.ts'
-import { effectiveLevel, instanceAllowed, LEVEL_WORDS, levelAllows, type AgentLevel } from './agent-access.ts'
-import { defineError } from './errors.ts'
+import { effectiveLevel, instanceAllowed, LEVEL_WORDS, levelAllows, levelCap, type AgentLevel } from './agent-access.ts'
+import { defineError, Forbidden } from './errors.ts'
 import { InstanceNotFound } from '../plugins/app/instances/instances.errors.ts'
 
 /**
@@ -67,10 +67,16 @@ export function mayUse (actor: UserActor, capability: string): boolean {
   return levelAllows(effectiveLevel(actor.access ?? { level: 'read', instanceIds: null }, actor.role), needed)
 }
 
-/** Throws AGENT_LEVEL_TOO_LOW, naming the level needed and how the person raises it, when the agent's grant does not allow the capability. */
+/**
+ * Throws AGENT_LEVEL_TOO_LOW, naming the level needed and how the person raises it, when the agent's
+ * grant does not allow the capability; FORBIDDEN when the person's role does not either.
+ */
 export function assertMayUse (actor: UserActor, capability: string): void {
   if (mayUse(actor, capability)) return
   const needed = capabilityLevel(capability) ?? 'administer'
+  // Beyond what the person's own role may do: the role refuses, as the service would, and no
+  // level the person could give would help.
+  if (!levelAllows(levelCap(actor.role), needed)) throw Forbidden(`${capability} is for administrators; an agent cannot do more than the person who connected it`)
   const granted = actor.access === undefined ? 'read' : effectiveLevel(actor.access, actor.role)
   throw AgentLevelTooLow(
     `${capability} needs the "${LEVEL_WORDS[needed].label}" level; this agent was given "${LEVEL_WORDS[granted].label}". ` +

@@ -6,6 +6,10 @@ import { ROUTES, type Resource } from './routes.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { tenantSnapshot } from '../support/snapshot.ts'
 
+// Instances are recorded rows with nothing on the backend: a reconciliation pass would (rightly)
+// mark them as errors in the middle of a slow run and change the snapshots. The matrix checks access.
+const QUIET_RECONCILER = { RECONCILE_SECONDS: 3600 }
+
 const registered = (app: FastifyInstance) => app.routeTable
   .filter((route) => !route.url.startsWith('/docs') && (route.schema as { hide?: boolean } | undefined)?.hide !== true)
   .flatMap((route) => [route.method].flat().filter((method) => method !== 'HEAD').map((method) => `${method} ${route.url}`))
@@ -32,18 +36,24 @@ async function resourcesOf (app: FastifyInstance, admin: SignedUp): Promise<Reco
   await app.sql({ text: "INSERT INTO oidc_payloads (kind, id, payload) VALUES ('Grant', $1, $2)", values: [grant, JSON.stringify({ accountId: admin.user.id, clientId: 'matrix' })] })
   // Recorded directly: registering resolves the repository's host, which the matrix has no server for.
   const [source] = await app.sql<{ id: string }>({ text: "INSERT INTO addon_sources (tenant_id, name, repository_url, branch, created_at, updated_at) VALUES ($1, 'Owned', 'https://git.example.com/owned.git', 'main', now(), now()) RETURNING id", values: [admin.user.tenant_id] })
-  return { user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant, addon_source: String(source?.id) }
+  // Recorded directly: registering an endpoint resolves its host too. Its secret is never read by these routes' refusals.
+  const [webhook] = await app.sql<{ id: string }>({ text: "INSERT INTO webhook_endpoints (id, tenant_id, url, events, sealed_secret, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'https://hooks.example.com/owned', '[\"instance.running\"]', 'sealed', now(), now()) RETURNING id", values: [admin.user.tenant_id] })
+  const [session] = await app.sql<{ id: string }>({ text: 'SELECT id FROM portal_sessions WHERE user_id = $1 LIMIT 1', values: [admin.user.id] })
+  return {
+    user: member.user.id, ticket: ticket.json().ticket.id, invitation: invitation.json().invitation.id, instance: String(instance), grant,
+    addon_source: String(source?.id), webhook: String(webhook?.id), session: String(session?.id)
+  }
 }
 
 t.test('every registered route is classified, and every classified route exists', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   const routes = registered(app)
   t.same(routes.filter((key) => ROUTES[key] === undefined), [], 'unclassified routes: add them to test/matrix/routes.ts')
   t.same(Object.keys(ROUTES).filter((key) => !routes.includes(key)), [], 'classified routes that no longer exist')
 })
 
 t.test('without a token, every member and admin route answers 401, whatever the id looks like', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.access !== 'member' && spec.access !== 'admin') continue
     const ids = key.includes(':id') ? ['00000000-0000-4000-8000-000000000000', '42', 'abc', '1.5', '0', '-1', '99999999999999999999'] : [undefined]
@@ -56,7 +66,7 @@ t.test('without a token, every member and admin route answers 401, whatever the 
 })
 
 t.test('agent routes refuse a missing token and a portal token with the OAuth challenge', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   const person = await signup(app)
   for (const [key, spec] of Object.entries(ROUTES)) {
     if (spec.access !== 'agent') continue
@@ -71,7 +81,7 @@ t.test('agent routes refuse a missing token and a portal token with the OAuth ch
 })
 
 t.test('role matrix: a user on every admin route gets 403 and changes nothing', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   const admin = await signup(app)
   const member = await addMember(app, admin.user.tenant_id)
   const own = await resourcesOf(app, admin)
@@ -86,7 +96,7 @@ t.test('role matrix: a user on every admin route gets 403 and changes nothing', 
 })
 
 t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route that takes one, and changes nothing', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   const attacker = await signup(app)
   const victim = await signup(app)
   const theirs = await resourcesOf(app, victim)
@@ -107,7 +117,7 @@ t.test('cross-tenant matrix: another tenant\'s id answers 404 on every route tha
 })
 
 t.test('cross-tenant reads: no collection route shows or counts another tenant\'s rows', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { env: QUIET_RECONCILER })
   const reader = await signup(app)
   await resourcesOf(app, reader)
   const collections = Object.entries(ROUTES)

@@ -5,7 +5,7 @@
  */
 /** `agent`: an OAuth access token from our authorization server, never a portal token (test/mcp). */
 export type Access = 'public' | 'member' | 'admin' | 'operator' | 'agent'
-export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant' | 'addon_source'
+export type Resource = 'user' | 'ticket' | 'invitation' | 'instance' | 'grant' | 'addon_source' | 'webhook' | 'session'
 
 export interface RouteSpec {
   access: Access
@@ -62,8 +62,38 @@ export const ROUTES: Record<string, RouteSpec> = {
   'GET /.well-known/oauth-protected-resource/api/mcp': { access: 'public' },
   'GET /login': { access: 'public' },
   'POST /login': { access: 'public' },
+  'POST /login/2fa': { access: 'public' },
+  'GET /invitation/accept': { access: 'public' },
+  'POST /invitation/accept': { access: 'public' },
+  'GET /password/forgot': { access: 'public' },
+  'POST /password/forgot': { access: 'public' },
+  'GET /password/reset': { access: 'public' },
+  'POST /password/reset': { access: 'public' },
+  'POST /api/login/2fa': { access: 'public' },
+  'POST /api/login/2fa/enrol': { access: 'public' },
+  'POST /api/login/2fa/enrol/verify': { access: 'public' },
+  'POST /api/password/forgot': { access: 'public' },
+  'POST /api/password/reset': { access: 'public' },
 
   'GET /api/me': { access: 'member' },
+  'POST /api/me/password': { access: 'member', body: { current_password: 'not the password', new_password: 'another long password 1' } },
+  'GET /api/me/sessions': { access: 'member' },
+  'DELETE /api/me/sessions/:id': { access: 'member', resource: 'session' },
+  'POST /api/me/sessions/revoke-others': { access: 'member' },
+  'GET /api/me/2fa': { access: 'member' },
+  'POST /api/me/2fa': { access: 'member' },
+  'POST /api/me/2fa/verify': { access: 'member', body: { code: '123456' } },
+  'POST /api/me/2fa/disable': { access: 'member', body: { code: '123456' } },
+  'POST /api/users/:id/sessions/revoke': { access: 'admin', resource: 'user' },
+  'GET /api/webhooks': { access: 'admin' },
+  'POST /api/webhooks': { access: 'admin', body: { url: 'https://hooks.example.com/erp', events: ['instance.running'] } },
+  'GET /api/webhooks/:id': { access: 'admin', resource: 'webhook' },
+  'PUT /api/webhooks/:id': { access: 'admin', resource: 'webhook', body: { enabled: false } },
+  'DELETE /api/webhooks/:id': { access: 'admin', resource: 'webhook' },
+  'POST /api/webhooks/:id/rotate-secret': { access: 'admin', resource: 'webhook' },
+  'GET /api/webhooks/:id/deliveries': { access: 'admin', resource: 'webhook' },
+  'POST /api/webhooks/:id/deliveries/:delivery_id/redeliver': { access: 'admin', resource: 'webhook', params: { delivery_id: '00000000-0000-4000-8000-000000000001' } },
+  'POST /api/webhooks/:id/test': { access: 'admin', resource: 'webhook' },
   'POST /api/logout': { access: 'member' },
   'GET /api/activity': { access: 'member' },
   'GET /api/dashboard': { access: 'member' },
