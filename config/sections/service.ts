@@ -80,7 +80,8 @@ export const SERVICE_SECTIONS = {
     MAIL_RETRY_SECONDS: seconds(1, 3600, 30, 'First retry delay of a failed e-mail; doubled on each further failure (plus jitter), at most an hour.'),
     INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'How long an invitation can be accepted.' }),
     INVITATION_RESEND_LIMIT: atLeastOne(3, 'Resends per invitation per hour.'),
-    PASSWORD_RESET_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 30, description: 'How long a password reset link works (once).' })
+    PASSWORD_RESET_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 30, description: 'How long a password reset link works (once).' }),
+    EMAIL_CHANGE_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 60, description: 'How long the link confirming a new e-mail address works (once).' })
   },
   'Payments and trials': {
     PAYMENT_PROVIDERS: Type.Optional(Type.String({
