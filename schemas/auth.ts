@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
 import { Id, Int4, ref, Success } from './common.ts'
 
-export const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
 /**
  * The password rules, stated once: sign-up, invitations, changes and resets all
  * take this, and the services check the same rules (assertPasswordPolicy).

@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
-import { Email } from './auth.ts'
 import { Int4, Success } from './common.ts'
 
 export const RequestEmailChangeBody = Type.Object({
-  new_email: { ...Email, description: 'The address to sign in with from now on' },
+  new_email: Type.String({ format: 'email', maxLength: 254, description: 'The address to sign in with from now on' }),
   password: Type.String({ minLength: 1, maxLength: 256, description: 'Your current password' })
 }, { additionalProperties: false })
 

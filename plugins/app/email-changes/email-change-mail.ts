@@ -41,7 +41,7 @@ export function renderEmailChangeRequestedMail (input: EmailChangeMailInput & { 
   ], {
     link: input.resetLink,
     label: 'Not you? Reset your password',
-    note: 'If you did not ask for this, someone knows your password: reset it now, which signs everyone out and cancels nothing else. Otherwise, ignore this e-mail.'
+    note: 'If you did not ask for this, someone knows your password: reset it now. That signs everyone out and cancels the change. Otherwise, ignore this e-mail.'
   })
 }
 

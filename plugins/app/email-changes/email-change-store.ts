@@ -42,11 +42,16 @@ export async function consumeEmailChange (tx: EntityManager, token: string): Pro
   return row
 }
 
-/** The person as the change found them, locked until the transaction ends. */
-export async function lockUser (tx: EntityManager, userId: string): Promise<{ email: string, name: string, role: 'admin' | 'user' } | undefined> {
+/** The person as the change found them, if their account is active, locked until the transaction ends. */
+export async function lockActiveUser (tx: EntityManager, userId: string): Promise<{ email: string, name: string, role: 'admin' | 'user' } | undefined> {
   const [row] = await tx.execute<Array<{ email: string, name: string, role: 'admin' | 'user' }>>(
-    'SELECT email, name, role FROM users WHERE id = ? FOR UPDATE', [userId], 'all')
+    'SELECT email, name, role FROM users WHERE id = ? AND active FOR UPDATE', [userId], 'all')
   return row
+}
+
+/** After a password change or reset: a pending change (perhaps asked by whoever knew the old password) is dropped. */
+export async function retireEmailChanges (tx: EntityManager, userId: string): Promise<void> {
+  await tx.execute('UPDATE email_changes SET expires_at = now() WHERE user_id = ? AND consumed_at IS NULL AND expires_at > now()', [userId], 'run')
 }
 
 export async function setEmail (tx: EntityManager, userId: string, email: string): Promise<void> {

@@ -13,7 +13,7 @@ import { PasswordIncorrect } from '../passwords/passwords.errors.ts'
 import { EmailTaken } from '../tenants/tenants.errors.ts'
 import { User } from '../users/user.entity.ts'
 import { renderConfirmEmailMail, renderEmailChangedMail, renderEmailChangeRequestedMail } from './email-change-mail.ts'
-import { consumeEmailChange, findPendingEmailChange, issueEmailChange, lockUser, setEmail } from './email-change-store.ts'
+import { consumeEmailChange, findPendingEmailChange, issueEmailChange, lockActiveUser, setEmail } from './email-change-store.ts'
 import { EmailChangeTokenInvalid, EmailUnchanged } from './email-changes.errors.ts'
 
 export interface EmailChangesServiceDeps {
@@ -69,12 +69,13 @@ export function createEmailChangesService (deps: EmailChangesServiceDeps) {
      * Uses the link once and sets the address, in one transaction: when the
      * address got an account meanwhile, 409 and the link stays usable (the
      * transaction rolls back). Reset links mailed to the old address stop working.
+     * A deactivated account's link is refused.
      */
     async confirm (em: EntityManager, token: string): Promise<{ email: string }> {
       const done = await em.transactional(async (tx) => {
         const used = await consumeEmailChange(tx, token)
         if (used === undefined) throw EmailChangeTokenInvalid()
-        const user = await lockUser(tx, used.user_id)
+        const user = await lockActiveUser(tx, used.user_id)
         if (user === undefined) throw EmailChangeTokenInvalid()
         try {
           await setEmail(tx, used.user_id, used.new_email)
