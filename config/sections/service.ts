@@ -11,7 +11,7 @@ export const SERVICE_SECTIONS = {
       description: 'Interface to bind: `localhost` (IPv4 and IPv6 loopback), or `0.0.0.0` in a container.', examples: ['0.0.0.0']
     }),
     BASE_URL: httpUrl('The one public origin of the portal: API, docs, OAuth issuer and MCP endpoint. Default `http://localhost:<PORT>`.', 'https://portal.example.com'),
-    PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`) ' +
+    PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`, `/email/confirm?token=…`) ' +
       'and in the login page\'s "Forgot password?" link (`/password/forgot`): the front end serves those paths. Default: BASE_URL, where the service serves small pages of its own at them.',
     'https://app.example.com'),
     PRODUCT_NAME: Type.Optional(Type.String({
