@@ -15,7 +15,6 @@ const tenantColumn: Record<string, string> = {
   User: 'tenant',
   PortalSession: 'tenant',
   PasswordReset: 'tenant',
-  EmailChange: 'tenant',
   LoginChallenge: 'tenant',
   UserTwoFactor: 'tenant',
   RecoveryCode: 'tenant',

@@ -31,8 +31,3 @@ export const ResetPasswordForm = Type.Object({
   password: NewPassword,
   password_confirm: Confirmation
 })
-
-export const ConfirmEmailForm = Type.Object({
-  csrf: Csrf,
-  token: Type.Optional(PageToken)
-})
