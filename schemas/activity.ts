@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { ACTIVITY_TYPES } from '../plugins/app/activity/activity-types.ts'
-import { BigInt53, InstanceId, Int4, Success } from './common.ts'
+import { BigInt53, InstanceId, Int4, ref, Success } from './common.ts'
 
 export const ActivityItem = Type.Object({
   id: BigInt53({ minimum: 1, description: 'Increasing; also the pagination cursor' }),
@@ -16,7 +16,7 @@ export const ActivityItem = Type.Object({
   target_id: Type.Union([Type.String(), Type.Null()], { description: 'The target\'s id as text: a uuid, a plan configuration\'s number, or an instance\'s integer id in decimal (e.g. "42")' }),
   instance_id: Type.Union([InstanceId, Type.Null()], { description: 'The instance the activity is about, if any' }),
   created_at: Type.String({ format: 'date-time' })
-})
+}, { $id: 'Activity' })
 
 export const ActivityQuery = Type.Object({
   limit: Type.Optional(Int4({ minimum: 1, maximum: 100, default: 20, description: 'Page size, at most 100; default 20' })),
@@ -27,6 +27,6 @@ export const ActivityQuery = Type.Object({
 }, { additionalProperties: false })
 
 export const ActivityListResponse = Success({
-  activities: Type.Array(ActivityItem),
+  activities: Type.Array(ref(ActivityItem)),
   next_cursor: Type.Union([BigInt53({ minimum: 1 }), Type.Null()], { description: 'Pass as `before` for the next (older) page; null on the last page' })
-})
+}, { $id: 'ActivityListResponse' })

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { ADDON_SOURCE_STATES, CREDENTIAL_KINDS } from '../plugins/app/addon-sources/addon-source.entity.ts'
-import { BigInt53, Success } from './common.ts'
+import { BigInt53, ref, Success } from './common.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String>> (schema: T) => Type.Union([schema, Type.Null()])
 const Stamp = Type.String({ format: 'date-time' })
@@ -26,7 +26,7 @@ export const AddonSource = Type.Object({
   })),
   created_at: Stamp,
   updated_at: Stamp
-}, { description: 'A Git repository of ERP addon modules, synced into the company\'s addons storage' })
+}, { $id: 'AddonSource', description: 'A Git repository of ERP addon modules, synced into the company\'s addons storage' })
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 120, description: 'A name for the source, unique within the company; default: the repository\'s name' }),
@@ -58,5 +58,5 @@ export const UpdateAddonSourceBody = Type.Object({
   ssh_host_key: Type.Optional(Type.Union([fields.ssh_host_key, Type.Null()], { description: 'A new server key to require; null forgets the pinned one (the next sync pins the key the server shows). A new host in repository_url forgets it too' }))
 }, { additionalProperties: false, minProperties: 1 })
 
-export const AddonSourceResponse = Success({ addon_source: AddonSource })
-export const AddonSourceListResponse = Success({ addon_sources: Type.Array(AddonSource, { description: 'Oldest first' }) })
+export const AddonSourceResponse = Success({ addon_source: ref(AddonSource) }, { $id: 'AddonSourceResponse' })
+export const AddonSourceListResponse = Success({ addon_sources: Type.Array(ref(AddonSource), { description: 'Oldest first' }) }, { $id: 'AddonSourceListResponse' })

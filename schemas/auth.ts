@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
-import { Id, Int4, Success } from './common.ts'
+import { Id, Int4, ref, Success } from './common.ts'
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'E-mail address; it is also the login' })
 /**
@@ -39,13 +39,13 @@ export const PortalUser = Type.Object({
   is_admin: Type.Boolean(),
   role: Type.Union([Type.Literal('admin'), Type.Literal('user')]),
   tenant_id: Id
-}, { description: 'The signed-in portal user' })
+}, { $id: 'PortalUser', description: 'The signed-in portal user' })
 
 export const LoginResponse = Success({
   token: Type.String({ description: 'Bearer token for the Authorization header' }),
   token_type: Type.Literal('Bearer'),
   expires_in: Int4({ description: 'Seconds until the token expires' }),
-  user: PortalUser
-}, { description: 'A new portal session' })
+  user: ref(PortalUser)
+}, { $id: 'LoginResponse', description: 'A new portal session' })
 
-export const MeResponse = Success({ user: PortalUser })
+export const MeResponse = Success({ user: ref(PortalUser) }, { $id: 'MeResponse' })

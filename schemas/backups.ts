@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { BACKUP_KINDS, BACKUP_STATES } from '../plugins/app/backups/backup.entity.ts'
-import { BigInt53, InstanceId, Int4, Pagination, Success } from './common.ts'
+import { BigInt53, InstanceId, Int4, mediaResponse, Pagination, ref, Success } from './common.ts'
 import { CreateInstanceBody, InstanceState } from './instances.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>> (schema: T) => Type.Union([schema, Type.Null()])
@@ -23,22 +23,33 @@ export const Backup = Type.Object({
   created_at: Stamp,
   started_at: Nullable(Stamp),
   completed_at: Nullable({ ...Stamp, description: 'When it completed (or failed)' })
-}, { description: 'A backup of an instance: one archive with the database dump, the filestore and a manifest of checksums' })
+}, { $id: 'Backup', description: 'A backup of an instance: one archive with the database dump, the filestore and a manifest of checksums' })
 
-export const BackupResponse = Success({ backup: Backup })
+export const BackupResponse = Success({ backup: ref(Backup) }, { $id: 'BackupResponse' })
 export const BackupListQuery = Pagination
 export const BackupListResponse = Success({
-  backups: Type.Array(Backup, { description: 'Newest first' }),
+  backups: Type.Array(ref(Backup), { description: 'Newest first' }),
   total: Int4(),
   page: Int4(),
   per_page: Int4()
-})
+}, { $id: 'BackupListResponse' })
 
 export const DownloadHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One byte range, `bytes=<start>-[<end>]` or `bytes=-<suffix>`, to resume a download' }))
 })
-/** Sent as a stream (never serialized): typed as one, documented as binary. */
-export const ArchiveBytes = Type.Unsafe<NodeJS.ReadableStream>({ type: 'string', format: 'binary', description: 'The archive (a tar), or the requested range of it' })
+const Bytes = Type.String({ format: 'binary', contentMediaType: 'application/x-tar' })
+const archiveHeaders = {
+  'Content-Length': BigInt53({ description: 'Bytes in this answer' }),
+  'Content-Disposition': Type.String({ description: '`attachment; filename="<name>.tar"`' }),
+  'Accept-Ranges': Type.Literal('bytes', { description: 'A download resumes with `Range: bytes=<start>-`' })
+}
+/** The archive, sent as a stream (never serialized): a tar of manifest.json, database.dump and filestore.tar. */
+export const ArchiveBytes = mediaResponse('application/x-tar', Bytes, { description: 'The whole archive (a tar)', headers: archiveHeaders })
+/** The part of the archive a `Range` asked for. */
+export const ArchiveRange = mediaResponse('application/x-tar', Bytes, {
+  description: 'The requested range of the archive',
+  headers: { ...archiveHeaders, 'Content-Range': Type.String({ description: '`bytes <start>-<end>/<size>`', examples: ['bytes 1048576-2097151/5242880'] }) }
+})
 
 export const RestoreBody = Type.Union([
   Type.Object({
@@ -53,16 +64,16 @@ export const RestoreBody = Type.Union([
 ])
 
 export const RestoreResponse = Success({
-  backup: Backup,
+  backup: ref(Backup),
   instance_id: { ...InstanceId, description: 'The instance being restored: this one (`replace`), or the new one (`new`)' },
   instance_state: { ...InstanceState, description: '`restoring` until the restore job is done; then `running`, or `error` with the reason' }
-})
+}, { $id: 'RestoreResponse' })
 
 export const DownloadTokenResponse = Success({
   token: Type.String({ description: 'Good for this backup\'s `download-by-token` route only, until it expires (as often as a resumed download needs); not a bearer token' }),
   expires_in: Int4({ description: 'Seconds the token stays good' }),
   download_url: Type.String({ description: 'The download route with the token in its query: open it in a browser or `curl -C -`' })
-})
+}, { $id: 'DownloadTokenResponse' })
 export const DownloadTokenQuery = Type.Object({
   token: Type.Optional(Type.String({ maxLength: 4096, description: 'The token from POST …/download-token' }))
 })
@@ -80,4 +91,4 @@ export const BackupScheduleResponse = Success({
     ...ScheduleFields,
     last_run_on: Nullable(Type.String({ format: 'date', description: 'UTC day of the last scheduled backup taken' }))
   }, { description: 'When scheduled backups are taken and which are kept. Retention deletes other scheduled backups (never manual ones, never the newest completed backup).' })
-})
+}, { $id: 'BackupScheduleResponse' })

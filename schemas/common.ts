@@ -1,4 +1,4 @@
-import { Type, type TNumberOptions, type TSchema } from 'typebox'
+import { Type, type Static, type TNumberOptions, type TSchema, type TUnsafe } from 'typebox'
 
 /** PostgreSQL `integer` (int4): the largest value the column holds. */
 export const INT4_MAX = 2_147_483_647
@@ -46,11 +46,20 @@ export const ErrorEnvelope = Type.Object({
   request_id: Type.String({ description: 'Echoed in the X-Request-Id header and in every log line of the request' })
 }, { $id: 'ErrorEnvelope', description: 'Every error answer has this shape' })
 
-export const SuccessOnly = Type.Object({ success: Type.Literal(true) })
+export const SuccessOnly = Type.Object({ success: Type.Literal(true) }, { $id: 'SuccessOnly', description: 'Done; nothing more to say' })
 
 /** Extends a success schema with `success: true`. */
-export function Success<T extends Record<string, TSchema>> (properties: T, options: { description?: string } = {}) {
+export function Success<T extends Record<string, TSchema>> (properties: T, options: { $id?: string, description?: string } = {}) {
   return Type.Object({ success: Type.Literal(true), ...properties }, options)
+}
+
+/**
+ * A response that is not JSON (an archive, an event stream): published under
+ * its own media type only, with the headers it carries. Nothing is serialized
+ * for it: the route sends a stream, or writes to the socket itself.
+ */
+export function mediaResponse (mediaType: string, schema: TSchema, options: { description: string, headers?: Record<string, TSchema> }) {
+  return { description: options.description, ...(options.headers === undefined ? {} : { headers: options.headers }), content: { [mediaType]: { schema } } }
 }
 
 /** Optional in the document (they have defaults); always present after validation fills the defaults. */
@@ -64,7 +73,27 @@ export function pageOf (query: { page?: number, per_page?: number }): { page: nu
   return { page: query.page ?? 1, per_page: query.per_page ?? 25 }
 }
 
+/**
+ * A reference to a component: a schema of schemas/ with an `$id`. Every such
+ * schema is registered once (fastify.addSchema, plugins/external/swagger.ts) and
+ * published as `#/components/schemas/<$id>`, so a generated client has a type of
+ * that name; validation and fast-json-stringify resolve the reference to it.
+ * Typed as the schema itself, so handlers stay checked against it. A component
+ * is never embedded in another schema: one copy with the same `$id` twice
+ * (a list and a nullable of it) is refused by Ajv.
+ */
+export function ref<T extends TSchema> (schema: T): TUnsafe<Static<T>> {
+  const id = (schema as { $id?: unknown }).$id
+  if (typeof id !== 'string') throw new Error('ref() takes a schema with an $id (a component)')
+  return Type.Unsafe<Static<T>>(Type.Ref(id))
+}
+
 const ErrorRef = Type.Ref('ErrorEnvelope')
+
+/** A route's response: a component by reference, anything else as it is. */
+function referenced (schema: TSchema): TSchema {
+  return typeof (schema as { $id?: unknown }).$id === 'string' ? ref(schema) : schema
+}
 
 /**
  * Response map for a route: the given success statuses plus the error
@@ -74,7 +103,9 @@ export function responses<T extends Record<number, TSchema>> (success: T, errorS
   const errors: Record<number, TSchema> = {}
   // 503: any route that reads the database answers DATABASE_UNAVAILABLE while it cannot be reached.
   for (const status of [400, 500, 503, ...errorStatuses]) errors[status] = ErrorRef
-  return { ...errors, ...success } as T & Record<number, TSchema>
+  const successes: Record<number, TSchema> = {}
+  for (const [status, schema] of Object.entries(success)) successes[Number(status)] = referenced(schema)
+  return { ...errors, ...successes } as T & Record<number, TSchema>
 }
 
 /** Error statuses of an authenticated route. */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { FiniteNumber, Id, InstanceId, Int4, Success } from './common.ts'
+import { FiniteNumber, Id, InstanceId, Int4, ref, Success } from './common.ts'
 import { ActivityItem } from './activity.ts'
 import { INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 
@@ -57,6 +57,6 @@ export const DashboardResponse = Success({
         instances: Type.Object({ used: count, limit: nullableCount })
       }, { description: 'Use against the subscription\'s limits; limit is null while no active, trialing or past-due subscription binds' })
     }),
-    activities: Type.Array(ActivityItem, { description: 'The latest 10 records of the activity feed' })
+    activities: Type.Array(ref(ActivityItem), { description: 'The latest 10 records of the activity feed' })
   })
-})
+}, { $id: 'DashboardResponse' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { BigInt53, Success } from './common.ts'
+import { BigInt53, ref, Success } from './common.ts'
 import { Invitation } from './invitations.ts'
 
 const InviteRole = Type.Union([Type.Literal('admin'), Type.Literal('user')], {
@@ -16,9 +16,9 @@ export const ErpUser = Type.Object({
   role: Type.Union([Type.Literal('admin'), Type.Literal('user'), Type.Literal('portal'), Type.Literal('other')], {
     description: 'Read back from the user\'s ERP groups: `admin` and `user` as in the role table, `portal` for the ERP\'s portal users, `other` for anything else'
   })
-}, { description: 'A user inside the instance\'s ERP' })
+}, { $id: 'ErpUser', description: 'A user inside the instance\'s ERP' })
 
-export const ErpUserListResponse = Success({ users: Type.Array(ErpUser, { description: 'Active users of the ERP, by id' }) })
+export const ErpUserListResponse = Success({ users: Type.Array(ref(ErpUser), { description: 'Active users of the ERP, by id' }) }, { $id: 'ErpUserListResponse' })
 
 export const InstanceInviteBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Who to invite; becomes their ERP login (and their portal login if they have no account)' }),
@@ -27,8 +27,8 @@ export const InstanceInviteBody = Type.Object({
 }, { additionalProperties: false })
 
 export const InstanceInviteResponse = Success({
-  invitation: Type.Union([Invitation, Type.Null()], { description: 'The invitation e-mailed to a person without a portal account; null for a member of the company' }),
+  invitation: Type.Union([ref(Invitation), Type.Null()], { description: 'The invitation e-mailed to a person without a portal account; null for a member of the company' }),
   erp_user: Type.Union([Type.Literal('pending_acceptance'), Type.Literal('queued')], {
     description: '`pending_acceptance`: the ERP user is created (by a job with retries) once the invitation is accepted; `queued`: it is being created now'
   })
-})
+}, { $id: 'InstanceInviteResponse' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Int4, Success } from './common.ts'
+import { Int4, ref, Success } from './common.ts'
 import { INSTANCE_MODULE_STATES } from '../plugins/app/erp/instance-module.entity.ts'
 
 export const InstanceModule = Type.Object({
@@ -9,10 +9,10 @@ export const InstanceModule = Type.Object({
   state: Type.Enum(INSTANCE_MODULE_STATES, { description: '`queued` (waiting, or retrying while the instance cannot be reached), `installing`, `installed`, `failed` (see `error`), `uninstalled`' }),
   installed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()], { description: 'The ERP\'s message when the install failed, e.g. a missing dependency' })
-}, { description: 'A catalog module assigned to the instance' })
+}, { $id: 'InstanceModule', description: 'A catalog module assigned to the instance' })
 
-export const InstanceModuleListResponse = Success({ modules: Type.Array(InstanceModule, { description: 'In the order they were assigned' }) })
+export const InstanceModuleListResponse = Success({ modules: Type.Array(ref(InstanceModule), { description: 'In the order they were assigned' }) }, { $id: 'InstanceModuleListResponse' })
 export const AssignModuleBody = Type.Object({
   module_id: Int4({ minimum: 1, description: 'The catalog module\'s id (GET /api/modules)' })
 }, { additionalProperties: false })
-export const InstanceModuleResponse = Success({ module: InstanceModule })
+export const InstanceModuleResponse = Success({ module: ref(InstanceModule) }, { $id: 'InstanceModuleResponse' })

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 import { SUBDOMAIN_PATTERN } from '../lib/subdomains.ts'
-import { FiniteNumber, InstanceId, Int4, Success } from './common.ts'
+import { FiniteNumber, InstanceId, Int4, ref, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const InstanceState = Type.Enum(INSTANCE_STATES, {
@@ -36,7 +36,7 @@ const Common = {
 export const InstanceSummary = Type.Object({
   ...Common,
   created_at: Type.String({ format: 'date-time' })
-}, { description: 'An instance as the list shows it' })
+}, { $id: 'Instance', description: 'An instance as the list shows it' })
 
 export const InstanceDetail = Type.Object({
   ...Common,
@@ -54,17 +54,17 @@ export const InstanceDetail = Type.Object({
   })),
   last_backup: Nullable(Minute),
   last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' })
-}, { description: 'An instance in full' })
+}, { $id: 'InstanceDetail', description: 'An instance in full' })
 
-export const InstanceListResponse = Success({ instances: Type.Array(InstanceSummary) })
-export const InstanceResponse = Success({ instance: InstanceDetail })
+export const InstanceListResponse = Success({ instances: Type.Array(ref(InstanceSummary)) }, { $id: 'InstanceListResponse' })
+export const InstanceResponse = Success({ instance: ref(InstanceDetail) }, { $id: 'InstanceResponse' })
 export const InstanceActionResponse = Success({
   queued: Type.Boolean({ description: 'true: a job will do it (202); false: nothing to do, it is there or on its way (200)' }),
-  instance: InstanceDetail
-})
+  instance: ref(InstanceDetail)
+}, { $id: 'InstanceActionResponse' })
 export const InstanceStatusResponse = Success({
   id: InstanceId,
   state: InstanceState,
   status: Type.Enum(INSTANCE_STATES),
   updated_at: Type.String({ format: 'date-time' })
-})
+}, { $id: 'InstanceStatusResponse' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, InstanceId, Int4, Pagination, Success } from './common.ts'
+import { Id, InstanceId, Int4, Pagination, ref, Success } from './common.ts'
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: '`admin` manages the company account; `user` uses it' })
 const Timestamp = Type.String({ format: 'date-time' })
@@ -30,18 +30,18 @@ export const Invitation = Type.Object({
   last_sent_at: Type.Union([Timestamp, Type.Null()]),
   accepted_at: Type.Union([Timestamp, Type.Null()]),
   cancelled_at: Type.Union([Timestamp, Type.Null()])
-}, { description: 'An invitation; the token itself is never shown, it is only in the e-mail' })
+}, { $id: 'Invitation', description: 'An invitation; the token itself is never shown, it is only in the e-mail' })
 
-export const InvitationResponse = Success({ invitation: Invitation })
+export const InvitationResponse = Success({ invitation: ref(Invitation) }, { $id: 'InvitationResponse' })
 
 export const InvitationListQuery = Pagination
 
 export const InvitationListResponse = Success({
-  invitations: Type.Array(Invitation, { description: 'Pending invitations, newest first, including expired ones' }),
+  invitations: Type.Array(ref(Invitation), { description: 'Pending invitations, newest first, including expired ones' }),
   total: Int4(),
   page: Int4(),
   per_page: Int4()
-})
+}, { $id: 'InvitationListResponse' })
 
 export const InvitationIdParams = Type.Object({ id: Id })
 
@@ -58,7 +58,7 @@ export const InvitationPreviewResponse = Success({
     status: Type.Literal('pending'),
     expires_at: Timestamp
   })
-}, { description: 'What the accept page shows before the person chooses a password' })
+}, { $id: 'InvitationPreviewResponse', description: 'What the accept page shows before the person chooses a password' })
 
 export const AcceptInvitationBody = Type.Object({
   token: Token,

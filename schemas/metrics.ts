@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { STEP_PATTERN } from '../plugins/app/metrics/history-range.ts'
-import { FiniteNumber, InstanceId, Int4, Success } from './common.ts'
+import { FiniteNumber, InstanceId, Int4, ref, Success } from './common.ts'
 import { InstanceState } from './instances.ts'
 
 // A type list, not anyOf: the serializer writes it without trying each branch (a hot path).
@@ -33,9 +33,9 @@ export const InstanceMetrics = Type.Object({
     volume_capacity_mb: MbOrNull('The data volume\'s size, MB, where it has a fixed one (a Kubernetes claim); null on Docker'),
     limit_mb: Int4({ description: 'The plan\'s storage for the instance, MB (the instance detail\'s `storage` GB x 1024)' })
   })
-}, { description: 'An instance\'s usage now, next to its limits' })
+}, { $id: 'InstanceMetrics', description: 'An instance\'s usage now, next to its limits' })
 
-export const InstanceMetricsResponse = Success({ metrics: InstanceMetrics })
+export const InstanceMetricsResponse = Success({ metrics: ref(InstanceMetrics) }, { $id: 'InstanceMetricsResponse' })
 
 export const MetricsHistoryQuery = Type.Object({
   from: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the range, ISO 8601 (default: `to` minus 24 hours)' })),
@@ -74,6 +74,7 @@ export const MetricsSeries = Type.Object({
   volume_avg: column(volume.avg),
   volume_max: column(volume.max)
 }, {
+  $id: 'MetricsSeries',
   description: 'The series column by column: entry i of every array belongs to bucket `time[i]` (the layout chart libraries take, ' +
     'without a field name per point). Buckets without readings are left out.'
 })
@@ -84,5 +85,5 @@ export const MetricsHistoryResponse = Success({
   to: Type.String({ format: 'date-time' }),
   step: Type.String({ description: 'The step asked for, e.g. 5m' }),
   step_seconds: Int4(),
-  series: MetricsSeries
-})
+  series: ref(MetricsSeries)
+}, { $id: 'MetricsHistoryResponse' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { BigInt53, Int4, Success } from './common.ts'
+import { BigInt53, Int4, ref, Success } from './common.ts'
 
 export const ModulesQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 60, description: 'Only this category (exact match, case-insensitive), e.g. `Finance`' })),
@@ -18,8 +18,8 @@ export const ErpModuleItem = Type.Object({
     description: 'The ERP edition whose images include the app: `community` (every image) or `enterprise` (only images with the Enterprise addons; ' +
       'where instances run the Community edition, installing it answers 409 MODULE_EDITION_UNAVAILABLE). Null for a company\'s synced module, which its addon source provides.'
   })
-}, { description: 'An installable ERP app' })
+}, { $id: 'Module', description: 'An installable ERP app' })
 
 export const ModulesResponse = Success({
-  modules: Type.Array(ErpModuleItem, { description: 'Ordered by category, then the catalog order inside it, then name' })
-})
+  modules: Type.Array(ref(ErpModuleItem), { description: 'Ordered by category, then the catalog order inside it, then name' })
+}, { $id: 'ModulesResponse' })

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
-import { BigInt53, Id, Int4, Pagination, Success } from './common.ts'
+import { BigInt53, Id, Int4, Pagination, ref, Success } from './common.ts'
 
 /**
  * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
@@ -57,9 +57,9 @@ export const Grant = Type.Object({
   last_token_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its newest token was issued; null if none is left' }),
   level: AgentLevelSchema,
   instance_ids: InstanceIds
-})
+}, { $id: 'Grant' })
 
-export const GrantListResponse = Success({ grants: Type.Array(Grant) })
+export const GrantListResponse = Success({ grants: Type.Array(ref(Grant)) }, { $id: 'GrantListResponse' })
 
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', description: 'Grant id' })
@@ -70,7 +70,7 @@ export const GrantAccessBody = Type.Object({
   instance_ids: Type.Optional(InstanceIds)
 }, { additionalProperties: false })
 
-export const GrantResponse = Success({ grant: Grant })
+export const GrantResponse = Success({ grant: ref(Grant) }, { $id: 'GrantResponse' })
 
 export const GrantCallsQuery = Pagination
 
@@ -83,9 +83,9 @@ export const AgentCall = Type.Object({
   client_id: Type.String(),
   client_name: Type.String(),
   created_at: Type.String({ format: 'date-time' })
-})
+}, { $id: 'AgentCall' })
 
-export const GrantCallsResponse = Success({ calls: Type.Array(AgentCall), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages)' }) })
+export const GrantCallsResponse = Success({ calls: Type.Array(ref(AgentCall)), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages)' }) }, { $id: 'GrantCallsResponse' })
 
 export const ProtectedResourceMetadata = Type.Object({
   resource: Type.String(),

@@ -10,7 +10,7 @@ export const WebhookResponse = Success({
   payment_status: Type.Optional(Type.Enum(['paid', 'failed'], { description: 'paid: applied to the subscription; failed: recorded but not applied (see reason)' })),
   reason: Type.Optional(Type.String({ description: 'Why the payment was not applied' })),
   activated: Type.Optional(Type.Boolean({ description: 'true when this payment activated the subscription' }))
-})
+}, { $id: 'PaymentWebhookResponse' })
 
 export const SandboxPayBody = Type.Object({
   payment_reference: Type.String({ minLength: 1, maxLength: 64, description: 'The subscription\'s payment_reference' }),

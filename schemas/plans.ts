@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { FiniteNumber, Int4, Success } from './common.ts'
+import { FiniteNumber, Int4, ref, Success } from './common.ts'
 import { MAX_STORAGE_GB, MAX_USERS } from '../plugins/app/plans/recommendation-request.ts'
 
 const money = (description: string) => FiniteNumber({ minimum: 0, description: `${description}, in major units of \`currency\` (at most its decimals)` })
@@ -23,17 +23,17 @@ export const PlanItem = Type.Object({
   max_workers: count('Most workers per instance'),
   annual_discount_percentage: FiniteNumber({ minimum: 0, maximum: 100, description: 'Discount on yearly billing, e.g. 15 for 15%' }),
   features: Type.Array(Type.String(), { description: 'Selling points, in display order' })
-}, { description: 'A plan of the catalog' })
+}, { $id: 'Plan', description: 'A plan of the catalog' })
 
 export const PlansResponse = Success({
-  plans: Type.Array(PlanItem, { description: 'Active plans, in display order (sequence)' })
-})
+  plans: Type.Array(ref(PlanItem), { description: 'Active plans, in display order (sequence)' })
+}, { $id: 'PlansResponse' })
 
 export const DemoPlanQuery = Type.Object({
   plan_id: Type.Optional(Int4({ minimum: 1, description: 'An active plan id; without it, the trial plan. Not a positive integer: 400; unknown or retired: 404 PLAN_NOT_FOUND' }))
 })
 
-export const PlanResponse = Success({ plan: PlanItem })
+export const PlanResponse = Success({ plan: ref(PlanItem) }, { $id: 'PlanResponse' })
 
 export const RecommendationQuery = Type.Object({
   users: Type.Optional(Type.String({
@@ -69,7 +69,7 @@ export const PricingItem = Type.Object({
   billing_cycle: Type.Union([Type.Literal('monthly'), Type.Literal('yearly')]),
   total: money('monthly_total or annual_total, by billing_cycle'),
   currency: Type.String()
-}, { description: 'A price quote; every amount is rounded half up to the currency' })
+}, { $id: 'Pricing', description: 'A price quote; every amount is rounded half up to the currency' })
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) =>
   Type.Union([Type.Null(), schema], { description })
@@ -83,16 +83,16 @@ export const RecommendationResponse = Success({
   }, { description: 'The query after normalisation' }),
   trial: Type.Object({
     available: Type.Boolean({ description: 'A trial plan is offered and this company has not started its one trial' }),
-    plan: nullable(PlanItem, 'The trial plan; null when none is offered'),
-    pricing: nullable(PricingItem, 'The trial plan priced for the request; null when none is offered')
+    plan: nullable(ref(PlanItem), 'The trial plan; null when none is offered'),
+    pricing: nullable(ref(PricingItem), 'The trial plan priced for the request; null when none is offered')
   }),
   demo: Type.Object({
     available: Type.Boolean({ description: 'Same as trial.available' }),
-    plan: nullable(PlanItem, 'The trial plan; null when none is offered')
+    plan: nullable(ref(PlanItem), 'The trial plan; null when none is offered')
   }),
   recommended_plan: nullable(Type.Object({
     ...PlanItem.properties,
     fits: Type.Boolean({ description: 'false when no paid plan takes this many users: then the plan with the most users is recommended' })
   }), 'The cheapest active paid plan for the request (ties: lower sequence); null when no paid plan is offered'),
-  pricing: nullable(PricingItem, 'The recommended plan priced for the request')
-})
+  pricing: nullable(ref(PricingItem), 'The recommended plan priced for the request')
+}, { $id: 'RecommendationResponse' })

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox'
-import { Success } from './common.ts'
+import { ref, Success } from './common.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -25,22 +25,22 @@ export const CompanySettings = Type.Object({
   currency: Type.String({ description: descriptions.currency }),
   timezone: Type.String({ description: descriptions.timezone }),
   language: Type.String({ description: descriptions.language })
-})
+}, { $id: 'CompanySettings' })
 
 export const NotificationSettings = Type.Object({
   instance_events: Type.Boolean({ description: 'E-mail when an instance starts, stops or fails' }),
   billing: Type.Boolean({ description: 'E-mail about invoices and payments' }),
   tickets: Type.Boolean({ description: 'E-mail when a support ticket is answered' }),
   weekly_report: Type.Boolean({ description: 'A weekly summary e-mail' })
-})
+}, { $id: 'NotificationSettings' })
 
 export const SecuritySettings = Type.Object({
   require_two_factor: Type.Boolean({ description: 'Every member must sign in with a second factor; members without one set it up at their next login' })
-})
+}, { $id: 'SecuritySettings' })
 
 export const SettingsResponse = Success({
-  settings: Type.Object({ company: CompanySettings, notifications: NotificationSettings, security: SecuritySettings })
-}, { description: 'The company settings; defaults until an administrator saves them' })
+  settings: Type.Object({ company: ref(CompanySettings), notifications: ref(NotificationSettings), security: ref(SecuritySettings) })
+}, { $id: 'SettingsResponse', description: 'The company settings; defaults until an administrator saves them' })
 
 // Structure and size only: what a value means (a real country, currency…) is the service's check, with its own error code.
 export const SettingsUpdateBody = Type.Object({

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { BILLING_CYCLES } from '../plugins/app/subscriptions/plan-configuration.entity.ts'
 import { SUBSCRIPTION_STATUSES } from '../plugins/app/subscriptions/subscription.entity.ts'
-import { FiniteNumber, Id, Int4, Success } from './common.ts'
+import { FiniteNumber, Id, Int4, ref, Success } from './common.ts'
 import { PricingItem } from './plans.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
@@ -24,7 +24,7 @@ export const Configuration = Type.Object({
   instances: Int4(),
   billing_cycle: BillingCycle,
   updated_at: DateTime
-}, { description: 'The plan and quantities chosen ahead of checkout' })
+}, { $id: 'Configuration', description: 'The plan and quantities chosen ahead of checkout' })
 
 export const SubscriptionItem = Type.Object({
   id: Id,
@@ -43,12 +43,12 @@ export const SubscriptionItem = Type.Object({
   current_period_start: NullableDateTime,
   trial_ends_at: NullableDateTime,
   activated_at: NullableDateTime,
-  configuration: Type.Union([Configuration, Type.Null()])
-})
+  configuration: Type.Union([ref(Configuration), Type.Null()])
+}, { $id: 'Subscription' })
 
-export const SubscriptionResponse = Success({ subscription: SubscriptionItem })
-export const SubscribeResponse = Success({ subscription: SubscriptionItem, quote: PricingItem })
-export const SelectPlanResponse = Success({ configuration: Configuration, quote: PricingItem })
+export const SubscriptionResponse = Success({ subscription: ref(SubscriptionItem) }, { $id: 'SubscriptionResponse' })
+export const SubscribeResponse = Success({ subscription: ref(SubscriptionItem), quote: ref(PricingItem) }, { $id: 'SubscribeResponse' })
+export const SelectPlanResponse = Success({ configuration: ref(Configuration), quote: ref(PricingItem) }, { $id: 'SelectPlanResponse' })
 
 const Count = (minimum: number, description: string) => Int4({ minimum, maximum: 1_000_000, description })
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../plugins/app/tickets/ticket.entity.ts'
 import { LIMITS } from '../plugins/app/tickets/ticket-rules.ts'
-import { Id, Int4, Pagination, Success } from './common.ts'
+import { Id, Int4, Pagination, ref, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const TicketPriority = Type.Enum(TICKET_PRIORITIES, { description: 'low, normal, high or urgent' })
@@ -38,7 +38,7 @@ export const TicketMessage = Type.Object({
   author: Person,
   from_support: Type.Boolean({ description: 'true when written by support staff' }),
   created_at: DateTime
-})
+}, { $id: 'TicketMessage' })
 
 const summaryProperties = {
   id: Id,
@@ -53,18 +53,18 @@ const summaryProperties = {
   closed_at: Type.Union([DateTime, Type.Null()])
 }
 
-export const TicketSummary = Type.Object(summaryProperties)
+export const TicketSummary = Type.Object(summaryProperties, { $id: 'Ticket' })
 
 export const TicketDetail = Type.Object({
   ...summaryProperties,
   description: Type.String({ description: 'The opening text; also the first message of the thread' }),
-  messages: Type.Array(TicketMessage, { description: 'The whole thread, oldest first, starting with the description' })
-})
+  messages: Type.Array(ref(TicketMessage), { description: 'The whole thread, oldest first, starting with the description' })
+}, { $id: 'TicketDetail' })
 
 export const PageInfo = Type.Object({ page: Int4(), per_page: Int4(), total: Int4({ description: 'Matching tickets on all pages' }) })
 
-export const TicketListResponse = Success({ tickets: Type.Array(TicketSummary), pagination: PageInfo })
-export const TicketResponse = Success({ ticket: TicketDetail })
+export const TicketListResponse = Success({ tickets: Type.Array(ref(TicketSummary)), pagination: PageInfo }, { $id: 'TicketListResponse' })
+export const TicketResponse = Success({ ticket: ref(TicketDetail) }, { $id: 'TicketResponse' })
 
 // Operator (support staff) routes under /api/support.
 
@@ -74,7 +74,7 @@ export const SupportTokenHeaders = Type.Object({
 
 const StaffName = Type.String({ minLength: LIMITS.staffName.min, maxLength: LIMITS.staffName.max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', description: 'The staff member, shown to the customer as the author; one line' })
 
-export const TenantRef = Type.Object({ id: Id, subdomain: Type.String(), name: Type.String() })
+export const TenantRef = Type.Object({ id: Id, subdomain: Type.String(), name: Type.String() }, { $id: 'TenantRef' })
 
 export const SupportQueueQuery = Type.Object({
   status: Type.Optional(TicketStatus),
@@ -84,11 +84,11 @@ export const SupportQueueQuery = Type.Object({
 }, { additionalProperties: false })
 
 export const SupportQueueResponse = Success({
-  tickets: Type.Array(Type.Object({ ...summaryProperties, tenant: TenantRef })),
+  tickets: Type.Array(Type.Object({ ...summaryProperties, tenant: ref(TenantRef) })),
   pagination: PageInfo
-})
+}, { $id: 'SupportQueueResponse' })
 
-export const SupportTicketResponse = Success({ tenant: TenantRef, ticket: TicketDetail })
+export const SupportTicketResponse = Success({ tenant: ref(TenantRef), ticket: ref(TicketDetail) }, { $id: 'SupportTicketResponse' })
 
 export const SupportReplyBody = Type.Object({ staff_name: StaffName, message: Text }, { additionalProperties: false })
 export const SupportCloseBody = Type.Object({ staff_name: StaffName }, { additionalProperties: false })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Success } from './common.ts'
+import { Id, ref, Success } from './common.ts'
 import { USER_ROLES } from '../plugins/app/users/user.entity.ts'
 
 export const Role = Type.Unsafe<'admin' | 'user'>({ type: 'string', enum: [...USER_ROLES], description: 'admin or user' })
@@ -13,10 +13,10 @@ export const UserItem = Type.Object({
   active: Type.Boolean({ description: 'false once deactivated; the record stays' }),
   created_at: Type.String({ format: 'date-time' }),
   last_login: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
-})
+}, { $id: 'User' })
 
-export const UserListResponse = Success({ users: Type.Array(UserItem) })
-export const UserResponse = Success({ user: UserItem })
+export const UserListResponse = Success({ users: Type.Array(ref(UserItem)) }, { $id: 'UserListResponse' })
+export const UserResponse = Success({ user: ref(UserItem) }, { $id: 'UserResponse' })
 
 export const CreateUserBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),

@@ -1,16 +1,31 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { ErrorEnvelope } from '../../schemas/common.ts'
-import { authModeOf, takesPortalToken } from '../../lib/route-auth.ts'
+import { authModeOf, securityOf } from '../../lib/route-auth.ts'
+import { componentSchemas } from '../../lib/openapi/components.ts'
+import { securitySchemes } from '../../lib/openapi/security-schemes.ts'
+import { TAGS, X_TAG_GROUPS } from '../../lib/openapi/tags.ts'
 
 /**
  * OpenAPI 3.1 generated from the routes' TypeBox schemas, served at
- * /api/openapi.json (routes/api/openapi.ts), with Swagger UI at /docs. Routes that need a portal
- * token get the bearer security requirement automatically.
+ * /api/openapi.json (routes/api/openapi.ts), with Swagger UI at /docs.
+ * - Every schema of schemas/ with an `$id` is registered here (validation and
+ *   serialization resolve `ref()` to it) and is `#/components/schemas/<$id>`.
+ * - Each route's security requirement follows from its auth mode (securityOf).
+ * - Tags come with descriptions, in reading order (lib/openapi/tags.ts).
+ * - CORS preflights (OPTIONS) are left out: no client calls them.
  */
+/** Redoc's grouping of the tags; an extension the plugin's types do not list. */
+const tagGroups: object = { 'x-tagGroups': X_TAG_GROUPS }
+
+/** `get /api/instances/{id}`: an operation of the document, from a route's method and URL. */
+function operationKey (method: string, url: string): string {
+  return `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`
+}
+
 export default fp(async (fastify) => {
-  fastify.addSchema(ErrorEnvelope)
+  const security = new Map<string, ReturnType<typeof securityOf>>()
+  for (const schema of await componentSchemas()) fastify.addSchema(schema)
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -18,34 +33,34 @@ export default fp(async (fastify) => {
         title: 'Hosted ERP portal API',
         version: '1',
         description: 'JSON API of the hosted-ERP control plane. Every answer has `success`; errors use one envelope ' +
-          '`{ success: false, error: { code, message, details? }, request_id }`.'
+          '`{ success: false, error: { code, message, details? }, request_id }`. How to generate a typed client: docs/api.md.'
       },
       servers: [{ url: fastify.config.BASE_URL }],
+      tags: TAGS,
+      ...tagGroups,
       components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /api/login or /api/signup' },
-          metricsToken: { type: 'http', scheme: 'bearer', description: 'For GET /metrics: the METRICS_TOKEN setting' },
-          mcpOAuth: {
-            type: 'oauth2',
-            description: 'For /api/mcp: an access token from this service\'s OAuth 2.1 authorization server (public clients, PKCE S256)',
-            flows: {
-              authorizationCode: {
-                authorizationUrl: `${fastify.config.BASE_URL}/oauth/authorize`,
-                tokenUrl: `${fastify.config.BASE_URL}/oauth/token`,
-                refreshUrl: `${fastify.config.BASE_URL}/oauth/token`,
-                scopes: { mcp: 'Act for the signed-in person in their company through MCP tools' }
-              }
-            }
-          }
-        }
+        securitySchemes: securitySchemes(fastify.config.BASE_URL, { metricsRoute: fastify.config.METRICS_TOKEN !== undefined && fastify.config.METRICS_PORT === undefined })
       }
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const mode = authModeOf(url, route.config)
-      const security = mode === 'mcp' ? [{ mcpOAuth: ['mcp'] }] : takesPortalToken(mode) ? [{ bearerAuth: [] }] : undefined
-      if (security === undefined || schema === undefined) return { schema, url }
-      return { schema: { ...schema, security } as typeof schema, url }
+      if (schema === undefined) return { schema, url }
+      if ([route.method].flat().includes('OPTIONS')) return { schema: { ...schema, hide: true }, url }
+      for (const method of [route.method].flat()) security.set(operationKey(method, url), securityOf(authModeOf(url, route.config)))
+      return { schema, url }
+    },
+    // Set here, not in `transform`: there the plugin would drop the `token` query parameter that an
+    // apiKey scheme names, and a generated client could then not pass the stream or download token.
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject
+      const { openapiObject } = document
+      for (const [path, item] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, operation] of Object.entries(item ?? {})) {
+          const requirement = security.get(operationKey(method, path))
+          if (requirement !== undefined) (operation as { security?: unknown }).security = requirement
+        }
+      }
+      return openapiObject
     }
   })
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { build } from '../support/build.ts'
-import { authModeOf, takesPortalToken, type AuthMode } from '../../lib/route-auth.ts'
+import { authModeOf, securityOf, type AuthMode } from '../../lib/route-auth.ts'
 
 /** Swagger UI's own static files are not API routes. */
 const isDocsAsset = (url: string) => url === '/docs' || url.startsWith('/docs/')
@@ -26,13 +26,19 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
       t.ok(statuses.some((s) => /^4\d\d$/.test(s)), `${label} documents its error envelope`)
 
       const path = route.url.replace(/:(\w+)/g, '{$1}')
+      if (method === 'OPTIONS') {
+        t.equal(doc.paths[path]?.options, undefined, `${label}: a CORS preflight is no call a client makes, so it stays out of the document`)
+        continue
+      }
       const operation = doc.paths[path]?.[method.toLowerCase()]
       t.ok(operation, `${label} is in the OpenAPI document`)
       if (operation === undefined) continue
       t.ok(operation.tags?.length > 0, `${label} has a tag`)
       const mode = authModeOf(route.url, route.config as { auth?: AuthMode })
-      const expected = mode === 'mcp' ? [{ mcpOAuth: ['mcp'] }] : takesPortalToken(mode) ? [{ bearerAuth: [] }] : undefined
-      t.same(operation.security, expected, `${label} security requirement matches its auth mode`)
+      t.same(operation.security, securityOf(mode), `${label} security requirement matches its auth mode`)
+      for (const requirement of operation.security) {
+        for (const scheme of Object.keys(requirement)) t.ok(doc.components.securitySchemes[scheme], `${label}: its scheme ${scheme} is declared`)
+      }
     }
   }
 })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
 import type { FastifyReply } from 'fastify'
-import { ArchiveBytes, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
+import { ArchiveBytes, ArchiveRange, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 import type { Archive } from '../../../plugins/app/backups/backups.service.ts'
@@ -65,8 +65,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept in a Kubernetes cluster whose backend is not configured here.',
       params: BackupParams,
       headers: DownloadHeaders,
-      produces: ['application/x-tar', 'application/json'],
-      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [...AUTHENTICATED, 404, 409, 416, 429, 502])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502])
     }
   }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archives.archive(request.scope, request.params.id, request.params.backup_id)))
 
@@ -83,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.scope, request.params.id, request.params.backup_id) }))
 
   fastify.get('/:id/backups/:backup_id/download-by-token', {
-    config: { auth: 'none' }, // the download token in the query is the credential (a browser link sends no header)
+    config: { auth: 'download-token' }, // the download token in the query is the credential (a browser link sends no header)
     schema: {
       tags: ['backups'],
       operationId: 'downloadBackupWithToken',
@@ -93,8 +92,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       querystring: DownloadTokenQuery,
       headers: DownloadHeaders,
-      produces: ['application/x-tar', 'application/json'],
-      response: responses({ 200: ArchiveBytes, 206: ArchiveBytes }, [401, 404, 409, 416, 429, 502])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [401, 404, 409, 416, 429, 502])
     }
   }, async (request, reply) => {
     const scope = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)

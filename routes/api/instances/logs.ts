@@ -35,7 +35,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => ({ success: true as const, ...await fastify.logs.streamToken(request.scope, request.params.id) }))
 
   fastify.get('/:id/logs/stream', {
-    config: { auth: 'none' }, // the stream token in the query is the credential (EventSource sends no headers)
+    config: { auth: 'stream-token' }, // the stream token in the query is the credential (EventSource sends no headers)
     schema: {
       tags: ['instances'],
       operationId: 'openInstanceLogStream',

@@ -7,7 +7,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/grants', {
     schema: {
-      tags: ['oauth'],
+      tags: ['agents'],
       operationId: 'listGrants',
       summary: 'Agents connected to my account',
       description: 'The OAuth grants the caller gave to agents (MCP clients), newest first: when each was connected, last called a tool ' +
@@ -46,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.delete('/grants/:id', {
     schema: {
-      tags: ['oauth'],
+      tags: ['agents'],
       operationId: 'revokeGrant',
       summary: 'Disconnect an agent',
       description: 'Deletes the grant and every token and code issued under it; the agent must be authorized again. ' +

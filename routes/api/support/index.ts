@@ -10,11 +10,11 @@ const OFF = 'Answers 404 SUPPORT_API_DISABLED while SUPPORT_API_TOKEN is unset, 
 
 /**
  * Operator routes for support staff, who are not portal users: guarded by the
- * shared SUPPORT_API_TOKEN instead of a portal session (hence `auth: 'none'`),
+ * shared SUPPORT_API_TOKEN instead of a portal session (hence `auth: 'support-token'`),
  * and working across tenants through the support desk, like the support CLI.
  */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const config = { auth: 'none' as const }
+  const config = { auth: 'support-token' as const }
   const onRequest = requireSupportToken(fastify.config.SUPPORT_API_TOKEN)
   const errors = [401, 404]
   const bodyErrors = [...errors, 409, 413, 415]
