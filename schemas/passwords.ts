@@ -12,7 +12,7 @@ export const ChangePasswordBody = Type.Object({
 
 export const ChangePasswordResponse = Success({
   sessions_ended: Int4({ minimum: 0, description: 'How many of your other sessions were signed out' })
-}, { description: 'The new password is in use; this session stays signed in' })
+}, { $id: 'ChangePasswordResponse', description: 'The new password is in use; this session stays signed in' })
 
 export const ForgotPasswordBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254, description: 'The e-mail address of the account' })
@@ -20,7 +20,7 @@ export const ForgotPasswordBody = Type.Object({
 
 export const ForgotPasswordResponse = Success({
   message: Type.String({ description: 'The same words whether or not the address has an account' })
-}, { description: 'Accepted: if the address has an account, a reset link is on its way' })
+}, { $id: 'ForgotPasswordResponse', description: 'Accepted: if the address has an account, a reset link is on its way' })
 
 export const ResetPasswordBody = Type.Object({
   token: ResetToken,
@@ -30,4 +30,4 @@ export const ResetPasswordBody = Type.Object({
 export const ResetPasswordResponse = Success({
   sessions_ended: Int4({ minimum: 0, description: 'Portal sessions of the person that were signed out' }),
   agents_disconnected: Int4({ minimum: 0, description: 'Connected agents (OAuth grants) that were disconnected' })
-}, { description: 'The new password is set; sign in with it' })
+}, { $id: 'ResetPasswordResponse', description: 'The new password is set; sign in with it' })

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Int4, Success } from './common.ts'
+import { Id, Int4, ref, Success } from './common.ts'
 
 const Time = Type.String({ format: 'date-time' })
 
@@ -11,8 +11,8 @@ export const SessionSchema = Type.Object({
   last_used_at: Type.Union([Time, Type.Null()], { description: 'Last request with this session, to the minute' }),
   expires_at: Time,
   current: Type.Boolean({ description: 'The session of the token this request came with' })
-})
+}, { $id: 'Session' })
 
-export const SessionListResponse = Success({ sessions: Type.Array(SessionSchema) }, { description: 'Your open sessions, most recently used first' })
+export const SessionListResponse = Success({ sessions: Type.Array(ref(SessionSchema)) }, { $id: 'SessionListResponse', description: 'Your open sessions, most recently used first' })
 
-export const SessionsRevokedResponse = Success({ revoked: Int4({ description: 'How many sessions ended' }) })
+export const SessionsRevokedResponse = Success({ revoked: Int4({ description: 'How many sessions ended' }) }, { $id: 'SessionsRevokedResponse' })

@@ -13,19 +13,19 @@ export const TwoFactorStatusResponse = Success({
     recovery_codes_left: Int4({ maximum: 10, description: 'Unused recovery codes' }),
     required_by_company: Type.Boolean({ description: 'The company requires a second factor of every member: it cannot be turned off' })
   })
-})
+}, { $id: 'TwoFactorStatusResponse' })
 
 export const TwoFactorEnrolmentResponse = Success({
   secret: Type.String({ description: 'The TOTP secret in base32, for typing into an app that cannot scan' }),
   otpauth_uri: Type.String({ description: '`otpauth://totp/…`: what the QR code holds' }),
   qr_code: Type.String({ description: 'A PNG image of the QR code, as a `data:image/png;base64,…` URL' })
-}, { description: 'A pending factor: it does nothing until its first code is verified' })
+}, { $id: 'TwoFactorEnrolmentResponse', description: 'A pending factor: it does nothing until its first code is verified' })
 
 export const TwoFactorVerifyBody = Type.Object({ code: TotpCode }, { additionalProperties: false })
 
 export const RecoveryCodesResponse = Success({
   recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten single-use codes, shown this once: keep them safe' })
-}, { description: 'The factor is on' })
+}, { $id: 'RecoveryCodesResponse', description: 'The factor is on' })
 
 /** A current code or a recovery code: at least one. */
 export const FactorProofBody = Type.Object({
@@ -46,4 +46,4 @@ export const LoginEnrolVerifyBody = Type.Object({ challenge: Challenge, code: To
 export const LoginEnrolledResponse = Success({
   ...LoginResponse.properties,
   recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten single-use codes, shown this once' })
-}, { description: 'The factor is on and a portal session is open' })
+}, { $id: 'LoginEnrolledResponse', description: 'The factor is on and a portal session is open' })

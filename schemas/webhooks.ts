@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../plugins/app/webhooks/webhook-delivery.entity.ts'
 import { WEBHOOK_EVENT_TYPES } from '../plugins/app/webhooks/webhook-events.ts'
-import { Id, Int4, Pagination, Success } from './common.ts'
+import { Id, Int4, Pagination, ref, Success } from './common.ts'
 
 const Stamp = Type.String({ format: 'date-time' })
 const NullableStamp = Type.Union([Stamp, Type.Null()])
@@ -22,7 +22,7 @@ export const Webhook = Type.Object({
   previous_secret_expires_at: Type.Union([Stamp, Type.Null()], { description: 'After a rotation: until when the previous secret also signs (a second v1 signature)' }),
   created_at: Stamp,
   updated_at: Stamp
-}, { description: 'A webhook endpoint. Its secret is answered once, at creation and rotation' })
+}, { $id: 'Webhook', description: 'A webhook endpoint. Its secret is answered once, at creation and rotation' })
 
 const Secret = Type.String({ description: 'The signing secret (`whsec_…`): shown this once, store it now', examples: ['whsec_3q2+7w…'] })
 
@@ -58,14 +58,14 @@ export const WebhookDelivery = Type.Object({
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Stamp,
   delivered_at: NullableStamp
-})
+}, { $id: 'WebhookDelivery', description: 'One event sent (or being sent) to one endpoint' })
 
-export const WebhookResponse = Success({ webhook: Webhook })
-export const WebhookWithSecretResponse = Success({ webhook: Webhook, secret: Secret })
-export const WebhookListResponse = Success({ webhooks: Type.Array(Webhook, { description: 'Oldest first' }) })
-export const WebhookDeliveryResponse = Success({ delivery: WebhookDelivery })
+export const WebhookResponse = Success({ webhook: ref(Webhook) }, { $id: 'WebhookResponse' })
+export const WebhookWithSecretResponse = Success({ webhook: ref(Webhook), secret: Secret }, { $id: 'WebhookWithSecretResponse' })
+export const WebhookListResponse = Success({ webhooks: Type.Array(ref(Webhook), { description: 'Oldest first' }) }, { $id: 'WebhookListResponse' })
+export const WebhookDeliveryResponse = Success({ delivery: ref(WebhookDelivery) }, { $id: 'WebhookDeliveryResponse' })
 export const WebhookDeliveriesQuery = Pagination
 export const WebhookDeliveryListResponse = Success({
-  deliveries: Type.Array(WebhookDelivery, { description: 'Newest first' }),
+  deliveries: Type.Array(ref(WebhookDelivery), { description: 'Newest first' }),
   pagination: Type.Object({ page: Int4(), per_page: Int4(), total: Int4() })
-})
+}, { $id: 'WebhookDeliveryListResponse' })

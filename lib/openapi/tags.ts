@@ -53,9 +53,15 @@ export const TAG_GROUPS = [
     }
   },
   {
+    name: 'Integrations',
+    tags: {
+      webhooks: 'Signed HTTPS callbacks to the company\'s own systems when instances, backups, restores, modules, addon sources, invitations, subscriptions or tickets change; delivery log, redelivery and a test ping.'
+    }
+  },
+  {
     name: 'Agents',
     tags: {
-      agents: 'The AI agents a person has allowed to act for them (OAuth grants): list and revoke.',
+      agents: 'The AI agents a person has allowed to act for them (OAuth grants): list them, change what each may do (level and instances), read what each did (its tool calls), revoke.',
       mcp: 'The MCP endpoint agents call (OAuth access token with scope `mcp`); not for a portal front end.'
     }
   },
