@@ -5,6 +5,7 @@ import { Subscription } from '../plugins/app/subscriptions/subscription.entity.t
 import { Activity } from '../plugins/app/activity/activity.entity.ts'
 import { PortalSession } from '../plugins/app/auth/session.entity.ts'
 import { PasswordReset } from '../plugins/app/passwords/password-reset.entity.ts'
+import { EmailChange } from '../plugins/app/email-changes/email-change.entity.ts'
 import { LoginChallenge } from '../plugins/app/auth/login-challenge.entity.ts'
 import { UserTwoFactor } from '../plugins/app/two-factor/two-factor.entity.ts'
 import { RecoveryCode } from '../plugins/app/two-factor/recovery-code.entity.ts'
@@ -37,7 +38,7 @@ import { WebhookEvent } from '../plugins/app/webhooks/webhook-event.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
-  Tenant, User, PortalSession, PasswordReset, RateLimitCounter,
+  Tenant, User, PortalSession, PasswordReset, EmailChange, RateLimitCounter,
   Instance, Backup, BackupDownloadToken, BackupSchedule, Activity, Invitation, Ticket, TicketMessage, ErpModule, AddonSource, TenantSettings, MailOutbox,
   Plan, PlanConfiguration, Subscription, Payment,
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken, GrantAccess, AgentToolCall,

@@ -15,6 +15,7 @@ const tenantColumn: Record<string, string> = {
   User: 'tenant',
   PortalSession: 'tenant',
   PasswordReset: 'tenant',
+  EmailChange: 'tenant',
   LoginChallenge: 'tenant',
   UserTwoFactor: 'tenant',
   RecoveryCode: 'tenant',

@@ -14,7 +14,7 @@ export interface AccountPagePlumbing {
 }
 
 /**
- * What the built-in account pages (routes/invitation/, routes/password/) share
+ * What the built-in account pages (routes/invitation/, routes/password/, routes/email/) share
  * with the login page: form posts in this plugin only (the JSON API refuses
  * them), double-submit CSRF under the plugin's own path, never framed or
  * cached, no referrer (their URLs carry tokens), and a page, not the JSON

@@ -31,3 +31,8 @@ export const ResetPasswordForm = Type.Object({
   password: NewPassword,
   password_confirm: Confirmation
 })
+
+export const ConfirmEmailForm = Type.Object({
+  csrf: Csrf,
+  token: Type.Optional(PageToken)
+})

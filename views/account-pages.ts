@@ -3,7 +3,8 @@ import { escapeHtml, layout } from './html.ts'
 
 /**
  * The account pages the service serves when no front end (PORTAL_APP_URL)
- * does: accept an invitation, ask for a password reset, set a new password.
+ * does: accept an invitation, ask for a password reset, set a new password,
+ * confirm a new e-mail address.
  * Same look and CSRF protection as the login page.
  */
 
@@ -63,6 +64,16 @@ ${hidden('csrf', input.csrf)}
 ${hidden('token', input.token)}
 ${newPasswordFields(input.rule)}
 <button type="submit">Set the new password</button>
+</form>`, input.product)
+}
+
+export function renderConfirmEmailPage (input: { product: string, csrf: string, token: string, email: string, newEmail: string, error?: string | undefined }): string {
+  return layout('Confirm your new e-mail address', `<h1>Confirm your new e-mail address</h1>
+<p class="note">Your account's e-mail address, and your login, will be <strong>${e(input.newEmail)}</strong> instead of ${e(input.email)}.</p>
+${alert(input.error)}<form method="post" action="${ACCOUNT_PAGES.confirmEmail}" novalidate>
+${hidden('csrf', input.csrf)}
+${hidden('token', input.token)}
+<button type="submit">Confirm</button>
 </form>`, input.product)
 }
 

@@ -11,7 +11,7 @@ export const SERVICE_SECTIONS = {
       description: 'Interface to bind: `localhost` (IPv4 and IPv6 loopback), or `0.0.0.0` in a container.', examples: ['0.0.0.0']
     }),
     BASE_URL: httpUrl('The one public origin of the portal: API, docs, OAuth issuer and MCP endpoint. Default `http://localhost:<PORT>`.', 'https://portal.example.com'),
-    PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`) ' +
+    PORTAL_APP_URL: httpUrl('Base address of the portal front end, used in every link an e-mail carries (`/invitation/accept?token=…`, `/password/reset?token=…`, `/email/confirm?token=…`) ' +
       'and in the login page\'s "Forgot password?" link (`/password/forgot`): the front end serves those paths. Default: BASE_URL, where the service serves small pages of its own at them.',
     'https://app.example.com'),
     PRODUCT_NAME: Type.Optional(Type.String({
@@ -80,7 +80,8 @@ export const SERVICE_SECTIONS = {
     MAIL_RETRY_SECONDS: seconds(1, 3600, 30, 'First retry delay of a failed e-mail; doubled on each further failure (plus jitter), at most an hour.'),
     INVITATION_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'How long an invitation can be accepted.' }),
     INVITATION_RESEND_LIMIT: atLeastOne(3, 'Resends per invitation per hour.'),
-    PASSWORD_RESET_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 30, description: 'How long a password reset link works (once).' })
+    PASSWORD_RESET_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 30, description: 'How long a password reset link works (once).' }),
+    EMAIL_CHANGE_TTL_MINUTES: Type.Integer({ minimum: 5, maximum: 1440, default: 60, description: 'How long the link confirming a new e-mail address works (once).' })
   },
   'Payments and trials': {
     PAYMENT_PROVIDERS: Type.Optional(Type.String({

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { accountKey } from '../../lib/account-key.ts'
 import { accountLinks } from '../../lib/account-links.ts'
 import { setUpAccountPages } from '../../lib/account-page-plugin.ts'
 import { isAppError } from '../../lib/errors.ts'
+import { oneTimeLinkKey } from '../../lib/one-time-token.ts'
 import { FORGOT_ANSWER } from '../../plugins/app/passwords/passwords.service.ts'
 import { responses } from '../../schemas/common.ts'
 import { ForgotPasswordForm, ResetPasswordForm, TokenPageQuery } from '../../schemas/account-pages.ts'
@@ -15,10 +14,6 @@ import { renderAccountMessagePage, renderForgotPasswordPage, renderResetPassword
 const HOUR = 60 * 60_000
 const html = { content: { 'text/html': { schema: HtmlPage } } }
 const FORM_ERRORS = new Set(['WEAK_PASSWORD', 'VALIDATION_FAILED'])
-const linkKey = (request: FastifyRequest) => {
-  const token = (request.body as { token?: unknown } | undefined)?.token
-  return typeof token === 'string' ? createHash('sha256').update(token).digest('hex') : '-'
-}
 
 /**
  * The password pages when no front end serves them (PORTAL_APP_URL unset):
@@ -98,7 +93,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/reset', {
     logLevel: 'warn',
     onRequest: fastify.limitPerIp('password-reset', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: linkKey }),
+    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
     schema: {
       tags: ['auth'],
       operationId: 'submitResetPasswordPage',

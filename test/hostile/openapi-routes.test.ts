@@ -27,7 +27,7 @@ const ELSEWHERE = new Set(['POST /api/mcp'])
 const RUNS_PER_ROUTE = 5
 
 const isOAuthEndpoint = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/') || path === '/api/oauth/register'
-const isBrowserPage = (path: string) => path === '/login' || ['/oauth/', '/invitation/', '/password/', '/login/'].some((prefix) => path.startsWith(prefix))
+const isBrowserPage = (path: string) => path === '/login' || ['/oauth/', '/invitation/', '/password/', '/email/', '/login/'].some((prefix) => path.startsWith(prefix))
 
 /** What a refusal must look like on this path; undefined when it does. */
 function refusalProblem (path: string, response: LightMyRequestResponse): string | undefined {

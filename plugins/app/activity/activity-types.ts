@@ -1,6 +1,7 @@
 import { ADDON_SOURCES_ACTIVITY, ADDON_SOURCES_ACTIVITY_TARGETS } from '../addon-sources/addon-sources.activity.ts'
 import { AUTH_ACTIVITY, AUTH_ACTIVITY_TARGETS } from '../auth/auth.activity.ts'
 import { BACKUPS_ACTIVITY, BACKUPS_ACTIVITY_TARGETS } from '../backups/backups.activity.ts'
+import { EMAIL_CHANGES_ACTIVITY } from '../email-changes/email-changes.activity.ts'
 import { ERP_ACTIVITY } from '../erp/erp.activity.ts'
 import { INSTANCES_ACTIVITY, INSTANCES_ACTIVITY_TARGETS } from '../instances/instances.activity.ts'
 import { INVITATIONS_ACTIVITY, INVITATIONS_ACTIVITY_TARGETS } from '../invitations/invitations.activity.ts'
@@ -25,6 +26,7 @@ export const ACTIVITY_CATALOGS = {
   'addon-sources': { types: ADDON_SOURCES_ACTIVITY, targets: ADDON_SOURCES_ACTIVITY_TARGETS },
   auth: { types: AUTH_ACTIVITY, targets: AUTH_ACTIVITY_TARGETS },
   backups: { types: BACKUPS_ACTIVITY, targets: BACKUPS_ACTIVITY_TARGETS },
+  'email-changes': { types: EMAIL_CHANGES_ACTIVITY, targets: {} },
   erp: { types: ERP_ACTIVITY, targets: {} },
   instances: { types: INSTANCES_ACTIVITY, targets: INSTANCES_ACTIVITY_TARGETS },
   invitations: { types: INVITATIONS_ACTIVITY, targets: INVITATIONS_ACTIVITY_TARGETS },
@@ -44,6 +46,7 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...ADDON_SOURCES_ACTIVITY,
   ...AUTH_ACTIVITY,
   ...BACKUPS_ACTIVITY,
+  ...EMAIL_CHANGES_ACTIVITY,
   ...ERP_ACTIVITY,
   ...INSTANCES_ACTIVITY,
   ...INVITATIONS_ACTIVITY,

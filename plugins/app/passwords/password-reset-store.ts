@@ -1,17 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { hashOneTimeToken, newOneTimeToken } from '../../../lib/one-time-token.ts'
 
 /**
- * The reset links' rows, in SQL on the transaction's connection. A token is
- * 32 random bytes (base64url); only its SHA-256 is stored, and a plain hash is
- * enough because the token has 256 bits of entropy.
+ * The reset links' rows, in SQL on the transaction's connection. Tokens are
+ * lib/one-time-token.ts's: only their SHA-256 is stored.
  */
 
 export type ResetOrigin = 'email' | 'operator'
 
 export interface ResetOwner { user_id: string, tenant_id: string, email: string, name: string, role: 'admin' | 'user' }
 
-export const hashResetToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
+const hashResetToken = hashOneTimeToken
 
 /** Older links of the person stop working: only the newest one does. */
 const RETIRE = 'UPDATE password_resets SET expires_at = now() WHERE user_id = ? AND consumed_at IS NULL AND expires_at > now()'
@@ -34,9 +33,9 @@ RETURNING user_id, tenant_id`
 
 /** A new link for `userId` in `tx`; the token is for the e-mail (or the operator) only. */
 export async function issueResetToken (tx: EntityManager, owner: { userId: string, tenantId: string }, origin: ResetOrigin, ttlMinutes: number): Promise<string> {
-  const token = randomBytes(32).toString('base64url')
+  const { token, hash } = newOneTimeToken()
   await tx.execute(RETIRE, [owner.userId], 'run')
-  await tx.execute(INSERT, [owner.tenantId, owner.userId, hashResetToken(token), origin, ttlMinutes], 'run')
+  await tx.execute(INSERT, [owner.tenantId, owner.userId, hash, origin, ttlMinutes], 'run')
   return token
 }
 

@@ -10,6 +10,7 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import { assertPasswordPolicy, hashPassword, verifyPassword } from '../auth/password.ts'
 import type { MailService } from '../mail/mail.service.ts'
 import type { GrantsService } from '../oauth/grants.service.ts'
+import { retireEmailChanges } from '../email-changes/email-change-store.ts'
 import { User } from '../users/user.entity.ts'
 import { UserNotFound } from '../users/users.errors.ts'
 import { renderPasswordResetMail } from './password-reset-mail.ts'
@@ -72,6 +73,7 @@ export function createPasswordsService (deps: PasswordsServiceDeps) {
       return em.transactional(async (tx) => {
         await setPasswordHash(tx, user.id, passwordHash)
         await retireResetTokens(tx, user.id)
+        await retireEmailChanges(tx, user.id)
         const ended = await endSessions(tx, user.id, actor.sessionId)
         activity.record(tx, actor, { type: 'password.changed', title: `${actor.name} changed their password`, targetType: 'user', targetId: user.id })
         return { sessions_ended: ended }
@@ -121,6 +123,7 @@ export function createPasswordsService (deps: PasswordsServiceDeps) {
         if (used === undefined) throw PasswordResetTokenInvalid()
         await setPasswordHash(tx, used.user_id, passwordHash)
         await retireResetTokens(tx, used.user_id)
+        await retireEmailChanges(tx, used.user_id)
         const sessions = await endSessions(tx, used.user_id)
         const agents = await grants.revokeAllOf(tx, used.user_id)
         const actor: UserActor = { kind: 'user', userId: owner.user_id, tenantId: used.tenant_id, role: owner.role, email: owner.email, name: owner.name, sessionId: '' }
@@ -144,6 +147,7 @@ export function createPasswordsService (deps: PasswordsServiceDeps) {
       const unusable = await hashPassword(randomBytes(32).toString('base64url'))
       const result = await em.transactional(async (tx) => {
         await setPasswordHash(tx, user.id, unusable)
+        await retireEmailChanges(tx, user.id)
         const sessions = await endSessions(tx, user.id)
         const agents = await grants.revokeAllOf(tx, user.id)
         const link = await issue(tx, user, 'operator', options.send)

@@ -1,18 +1,11 @@
-import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { accountKey } from '../../../lib/account-key.ts'
+import { oneTimeLinkKey } from '../../../lib/one-time-token.ts'
 import { responses } from '../../../schemas/common.ts'
 import { FORGOT_ANSWER } from '../../../plugins/app/passwords/passwords.service.ts'
 import { ForgotPasswordBody, ForgotPasswordResponse, ResetPasswordBody, ResetPasswordResponse } from '../../../schemas/passwords.ts'
 
 const HOUR = 60 * 60_000
-
-/** Rate-limit key of the link a reset names (its hash: the token itself is a credential). */
-const linkKey = (request: FastifyRequest) => {
-  const token = (request.body as { token?: unknown } | undefined)?.token
-  return typeof token === 'string' ? createHash('sha256').update(token).digest('hex') : '-'
-}
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config, passwords } = fastify
@@ -41,7 +34,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post('/reset', {
     config: { auth: 'none' },
     onRequest: fastify.limitPerIp('password-reset', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: linkKey }),
+    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
     schema: {
       tags: ['auth'],
       operationId: 'resetPassword',

@@ -11,8 +11,9 @@ import { invite } from '../../support/invitations-flow.ts'
 import { freePort } from '../../support/process.ts'
 import { launchChromium, newPage } from '../../support/browser.ts'
 import { login } from '../../support/password-flow.ts'
+import { requestEmailChange } from '../../support/email-change-flow.ts'
 
-const LINK = /(http:\/\/127\.0\.0\.1:\d+\/(?:invitation\/accept|password\/reset)\?token=[A-Za-z0-9_-]{43})/
+const LINK = /(http:\/\/127\.0\.0\.1:\d+\/(?:invitation\/accept|password\/reset|email\/confirm)\?token=[A-Za-z0-9_-]{43})/
 
 const linkIn = (text: string) => {
   const link = LINK.exec(text)?.[1]
@@ -80,6 +81,34 @@ t.test('password reset: "Forgot password?" on the login page, the e-mail\'s link
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('heading', { name: 'Signed in' }).waitFor()
 
+  t.same(consoleErrors, [], 'no console errors (no CSP violation)')
+
+  const again = await page.goto(linkIn(mail.text))
+  t.equal(again?.status(), 400)
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'This link cannot be used', 'the link worked once')
+})
+
+t.test('e-mail change: the link in the new mailbox, the Confirm button, then sign-in with the new address', async (t) => {
+  const admin = await signup(app)
+  const newEmail = `browser-moved-${admin.user.id.slice(0, 8)}@example.org`
+  t.equal((await requestEmailChange(app, admin.token, { new_email: newEmail, password: admin.password })).statusCode, 202)
+  const mail = await smtp.nextMail({ to: newEmail })
+  t.equal(mail.subject, 'Confirm your new Acme Cloud e-mail address')
+  const { page, consoleErrors } = await newPage(t, browser)
+
+  await page.goto(linkIn(mail.text))
+  t.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Confirm your new e-mail address')
+  t.equal(await page.locator('strong').textContent(), newEmail)
+  t.equal((await login(app, admin.email, admin.password)).statusCode, 200, 'opening the link changed nothing')
+  await page.getByRole('button', { name: 'Confirm' }).click()
+  await page.getByRole('heading', { name: 'E-mail address changed' }).waitFor()
+
+  await page.getByRole('link', { name: 'Sign in' }).click()
+  await page.getByLabel('Email').fill(newEmail)
+  await page.getByLabel('Password').fill(admin.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Signed in' }).waitFor()
+  t.equal((await login(app, admin.email, admin.password)).statusCode, 401, 'the old address no longer signs in')
   t.same(consoleErrors, [], 'no console errors (no CSP violation)')
 
   const again = await page.goto(linkIn(mail.text))
