@@ -73,19 +73,25 @@ export function pageOf (query: { page?: number, per_page?: number }): { page: nu
   return { page: query.page ?? 1, per_page: query.per_page ?? 25 }
 }
 
+/** The key that marks an inline copy of a component (ref()); the OpenAPI document turns it into a `$ref`. */
+export const COMPONENT_MARK = 'x-component'
+
 /**
- * A reference to a component: a schema of schemas/ with an `$id`. Every such
- * schema is registered once (fastify.addSchema, plugins/external/swagger.ts) and
- * published as `#/components/schemas/<$id>`, so a generated client has a type of
- * that name; validation and fast-json-stringify resolve the reference to it.
+ * A reference to a component: a schema of schemas/ with an `$id`, published as
+ * `#/components/schemas/<$id>` so a generated client has a type of that name.
+ * At run time it is an inline copy (without the `$id`, marked with
+ * COMPONENT_MARK): validation and fast-json-stringify compile each route on its
+ * own, as fast as a schema written in place, instead of resolving every route
+ * against every registered component. The document plugin
+ * (plugins/external/swagger.ts) replaces each marked copy with the `$ref`.
  * Typed as the schema itself, so handlers stay checked against it. A component
- * is never embedded in another schema: one copy with the same `$id` twice
- * (a list and a nullable of it) is refused by Ajv.
+ * is never embedded in another schema without ref(): the `$id` would then
+ * appear twice, which Ajv refuses.
  */
 export function ref<T extends TSchema> (schema: T): TUnsafe<Static<T>> {
-  const id = (schema as { $id?: unknown }).$id
+  const { $id: id, ...inline } = schema as T & { $id?: unknown }
   if (typeof id !== 'string') throw new Error('ref() takes a schema with an $id (a component)')
-  return Type.Unsafe<Static<T>>(Type.Ref(id))
+  return Type.Unsafe<Static<T>>({ ...inline, [COMPONENT_MARK]: id })
 }
 
 const ErrorRef = Type.Ref('ErrorEnvelope')

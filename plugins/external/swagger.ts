@@ -3,14 +3,18 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { authModeOf, securityOf } from '../../lib/route-auth.ts'
 import { componentSchemas } from '../../lib/openapi/components.ts'
+import { hoistComponents } from '../../lib/openapi/hoist-components.ts'
+import { ErrorEnvelope } from '../../schemas/common.ts'
 import { securitySchemes } from '../../lib/openapi/security-schemes.ts'
 import { TAGS, X_TAG_GROUPS } from '../../lib/openapi/tags.ts'
 
 /**
  * OpenAPI 3.1 generated from the routes' TypeBox schemas, served at
  * /api/openapi.json (routes/api/openapi.ts), with Swagger UI at /docs.
- * - Every schema of schemas/ with an `$id` is registered here (validation and
- *   serialization resolve `ref()` to it) and is `#/components/schemas/<$id>`.
+ * - Every schema of schemas/ with an `$id` that a route uses through `ref()` is
+ *   `#/components/schemas/<$id>` (lib/openapi/hoist-components.ts). Only the error
+ *   envelope, which every route answers, is registered with Fastify: the others are
+ *   compiled inline, so building the app costs no more for being named.
  * - Each route's security requirement follows from its auth mode (securityOf).
  * - Tags come with descriptions, in reading order (lib/openapi/tags.ts).
  * - CORS preflights (OPTIONS) are left out: no client calls them.
@@ -25,7 +29,8 @@ function operationKey (method: string, url: string): string {
 
 export default fp(async (fastify) => {
   const security = new Map<string, ReturnType<typeof securityOf>>()
-  for (const schema of await componentSchemas()) fastify.addSchema(schema)
+  fastify.addSchema(ErrorEnvelope)
+  const declared = new Map((await componentSchemas()).map((schema) => [schema.$id, schema as Record<string, unknown>]))
   await fastify.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -60,6 +65,7 @@ export default fp(async (fastify) => {
           if (requirement !== undefined) (operation as { security?: unknown }).security = requirement
         }
       }
+      hoistComponents(openapiObject as Record<string, unknown>, declared)
       return openapiObject
     }
   })

@@ -74,9 +74,13 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/login/2fa/enrol/verify': { access: 'public' },
   'POST /api/password/forgot': { access: 'public' },
   'POST /api/password/reset': { access: 'public' },
+  'POST /api/email/confirm': { access: 'public' },
+  'GET /email/confirm': { access: 'public' },
+  'POST /email/confirm': { access: 'public' },
 
   'GET /api/me': { access: 'member' },
   'POST /api/me/password': { access: 'member', body: { current_password: 'not the password', new_password: 'another long password 1' } },
+  'POST /api/me/email': { access: 'member', body: { password: 'not the password', new_email: 'new-address@example.com' } },
   'GET /api/me/sessions': { access: 'member' },
   'DELETE /api/me/sessions/:id': { access: 'member', resource: 'session' },
   'POST /api/me/sessions/revoke-others': { access: 'member' },
