@@ -19,6 +19,7 @@ export default fp(async (fastify) => {
     issuer: config.PRODUCT_NAME
   })
   const reset = createTwoFactorResetService({
+    em: fastify.orm.em,
     activity: fastify.activity,
     mail: fastify.mail,
     grants: fastify.oauth.grants,

@@ -4,8 +4,8 @@ export interface TwoFactorResetMailInput {
   product: string
   /** The person whose factor was removed. */
   name: string
-  /** The administrator who removed it. */
-  adminName: string
+  /** Who removed it: an administrator of the person's company, or the service's operator. */
+  resetBy: { name: string, admin: boolean }
   /** Where to sign in. */
   signInLink: string
   /** The company requires a factor: the next login leads to setting one up. */
@@ -19,14 +19,17 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.ch
  * the person what changed, and who to ask when they did not expect it (the
  * notice is how a reset done behind their back comes to light).
  */
-export function renderTwoFactorResetMail ({ product, name, adminName, signInLink, enrolmentRequired }: TwoFactorResetMailInput): RenderedMail {
+export function renderTwoFactorResetMail ({ product, name, resetBy, signInLink, enrolmentRequired }: TwoFactorResetMailInput): RenderedMail {
   const subject = `Your ${product} two-factor authentication was reset`
-  const what = `${adminName}, an administrator of your company, removed the second factor (authenticator app and recovery codes) of your ${product} account. ` +
+  const who = resetBy.admin ? `${resetBy.name}, an administrator of your company,` : `${resetBy.name}, of the ${product} operations team,`
+  const what = `${who} removed the second factor (authenticator app and recovery codes) of your ${product} account. ` +
     'You have been signed out everywhere and your connected agents were disconnected.'
   const next = enrolmentRequired
     ? 'Your company requires two-factor authentication: when you next sign in with your password, you will be asked to set up an authenticator app again.'
     : 'You can now sign in with your password alone. We recommend turning two-factor authentication on again in your account settings.'
-  const warn = `If you did not ask for this, tell ${adminName} or another administrator at once, and change your password.`
+  const warn = resetBy.admin
+    ? `If you did not ask for this, tell ${resetBy.name} or another administrator at once, and change your password.`
+    : 'If you did not ask for this, tell an administrator of your company at once, and change your password.'
   const text = [`Hello ${name},`, '', what, '', next, '', `Sign in: ${signInLink}`, '', warn, ''].join('\n')
   const e = escapeHtml
   const html = `<!doctype html>
