@@ -13,6 +13,8 @@ import { createMailSealer } from '../plugins/app/mail/mail-seal.ts'
 import { createMailService } from '../plugins/app/mail/mail.service.ts'
 import { createGrantsService } from '../plugins/app/oauth/grants.service.ts'
 import { createPasswordsService } from '../plugins/app/passwords/passwords.service.ts'
+import { createTwoFactorResetService } from '../plugins/app/two-factor/two-factor-reset.service.ts'
+import { createTwoFactorService } from '../plugins/app/two-factor/two-factor.service.ts'
 import { openOpsDatabase } from './database.ts'
 
 const USAGE = `Account operations for staff, under the same rules as the portal.
@@ -24,6 +26,12 @@ usage: npm run accounts -- <command> [options]     (or: node ops/accounts.ts <co
         session and connected agent of the person ends, and a reset link (valid
         PASSWORD_RESET_TTL_MINUTES, once) is e-mailed to them; with --print the
         link is printed here instead of e-mailed (hand it over yourself)
+
+  reset-two-factor <email> [--as "<operator name>"]
+        remove the second factor (TOTP and recovery codes) of someone who lost it and
+        whose company has no other administrator to do it: every session and connected
+        agent of the person ends and a notice is e-mailed to them; they sign in with the
+        password alone, or set a new factor up at login if the company requires one
 
   --json   print the result as JSON
   --help   this text
@@ -49,9 +57,10 @@ async function main (): Promise<number> {
     return 0
   }
   if (command === undefined) throw new UsageError('a command is required')
-  if (command !== 'reset-password') throw new UsageError(`unknown command "${command}"`)
-  if (email === undefined) throw new UsageError('reset-password needs an e-mail address')
+  if (command !== 'reset-password' && command !== 'reset-two-factor') throw new UsageError(`unknown command "${command}"`)
+  if (email === undefined) throw new UsageError(`${command} needs an e-mail address`)
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`)
+  if (command === 'reset-two-factor' && values.print === true) throw new UsageError('--print is for reset-password only')
   const operator = values.as ?? 'An operator'
   const send = values.print !== true
 
@@ -69,12 +78,30 @@ async function main (): Promise<number> {
       sendJob: (tx, id) => boss.send(MAIL_QUEUE.name, { id }, { id, db: fromKysely(tx.getTransactionContext() as Parameters<typeof fromKysely>[0]) }),
       kick: () => {}
     })
+    const grants = createGrantsService({ sql: sqlOnPool(pool), activity })
+    if (command === 'reset-two-factor') {
+      const twoFactor = createTwoFactorResetService({
+        em: database.orm.em,
+        activity,
+        mail,
+        grants,
+        links: accountLinks(config),
+        requiredByCompany: createTwoFactorService({ activity, secret: jwtSecret, issuer: config.PRODUCT_NAME }).requiredByCompany,
+        product: config.PRODUCT_NAME
+      })
+      const result = await twoFactor.forceResetByEmail(email, operator)
+      console.log(values.json === true
+        ? JSON.stringify(result, null, 2)
+        : `The second factor of ${result.email} is removed; ${result.sessions_ended} session(s) ended, ${result.agents_disconnected} agent(s) disconnected. ` +
+          `A notice was queued for e-mail. ${result.enrolment_required ? 'Their company requires the factor: they set a new one up at their next login.' : 'They sign in with their password alone.'}`)
+      return 0
+    }
     const passwords = createPasswordsService({
       em: database.orm.em,
       activity,
       mail,
       jobs: { send: async () => { throw new Error('not used by operator commands') }, wake: () => {} },
-      grants: createGrantsService({ sql: sqlOnPool(pool), activity }),
+      grants,
       links: accountLinks(config),
       product: config.PRODUCT_NAME,
       ttlMinutes: config.PASSWORD_RESET_TTL_MINUTES

@@ -47,3 +47,13 @@ export const LoginEnrolledResponse = Success({
   ...LoginResponse.properties,
   recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten single-use codes, shown this once' })
 }, { $id: 'LoginEnrolledResponse', description: 'The factor is on and a portal session is open' })
+
+export const NewRecoveryCodesResponse = Success({
+  recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10, description: 'Ten new single-use codes, shown this once; the previous ones no longer work' })
+}, { $id: 'NewRecoveryCodesResponse', description: 'New recovery codes' })
+
+export const TwoFactorResetResponse = Success({
+  sessions_ended: Int4({ description: 'How many of the member\'s portal sessions ended' }),
+  agents_disconnected: Int4({ description: 'How many of the member\'s connected agents (OAuth grants) were disconnected' }),
+  enrolment_required: Type.Boolean({ description: 'The company requires a second factor: the member sets a new one up at their next login' })
+}, { $id: 'TwoFactorResetResponse', description: 'The member\'s second factor is gone; a notice was e-mailed to them' })

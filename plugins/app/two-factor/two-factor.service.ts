@@ -5,7 +5,7 @@ import { openText, sealText } from '../../../lib/aead.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 import { deriveKey } from '../../../lib/secrets.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
-import { RECOVERY_CODE_COUNT, hashRecoveryCode, newRecoveryCode } from './recovery-codes.ts'
+import { hashRecoveryCode, replaceRecoveryCodes } from './recovery-codes.ts'
 import { matchingStep, newTotpSecret, normalizeTotpCode, otpauthUri, stepAt } from './totp.ts'
 import { TwoFactorAlreadyEnabled, TwoFactorCodeInvalid, TwoFactorNotEnabled, TwoFactorNotPending, TwoFactorRequiredByCompany } from './two-factor.errors.ts'
 
@@ -130,13 +130,7 @@ export function createTwoFactorService ({ activity, secret, issuer, now = Date.n
       const step = code === undefined ? undefined : matchingStep(open(row.sealed_secret, owner.userId), code, stepAt(now()), null)
       if (step === undefined) throw TwoFactorCodeInvalid()
       await tx.execute('UPDATE user_two_factor SET enabled_at = now(), last_used_step = ?, updated_at = now() WHERE user_id = ?', [step, owner.userId], 'run')
-      await tx.execute('DELETE FROM two_factor_recovery_codes WHERE user_id = ?', [owner.userId], 'run')
-      const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
-      for (const recovery of codes) {
-        await tx.execute(
-          'INSERT INTO two_factor_recovery_codes (id, tenant_id, user_id, code_hash, used_at, created_at) VALUES (gen_random_uuid(), ?, ?, ?, NULL, now())',
-          [owner.tenantId, owner.userId, hashRecoveryCode(recovery)], 'run')
-      }
+      const codes = await replaceRecoveryCodes(tx, owner)
       activity.record(tx, asActor(owner), { type: 'two_factor.enabled', title: `${owner.name} turned on two-factor authentication`, targetType: 'user', targetId: owner.userId })
       return codes
     })
@@ -166,6 +160,23 @@ export function createTwoFactorService ({ activity, secret, issuer, now = Date.n
         recovery_codes_left: enabledAt === null ? 0 : Number(left?.n ?? 0),
         required_by_company: await requiredByCompany(em, actor.tenantId)
       }
+    },
+
+    /**
+     * Ten new recovery codes for an enabled factor, with the same proof as turning
+     * it off (a current code or a recovery code): the old codes stop working in
+     * the transaction that stores the new ones' hashes. Regenerations of one person
+     * are taken one at a time (the factor's row is locked).
+     */
+    async regenerateRecoveryCodes ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, proof: FactorProof): Promise<string[]> {
+      return em.transactional(async (tx) => {
+        const row = await factorRow(tx, actor.userId, true)
+        if (row === undefined || row.enabled_at === null) throw TwoFactorNotEnabled()
+        await verify(tx, actor, proof)
+        const codes = await replaceRecoveryCodes(tx, actor)
+        activity.record(tx, actor, { type: 'two_factor.recovery_codes_regenerated', title: `${actor.name} made new recovery codes`, targetType: 'user', targetId: actor.userId })
+        return codes
+      })
     },
 
     /** Turns the factor off with a current code or a recovery code; refused while the company requires it. */

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, SuccessOnly, responses } from '../../../schemas/common.ts'
-import { FactorProofBody, RecoveryCodesResponse, TwoFactorEnrolmentResponse, TwoFactorStatusResponse, TwoFactorVerifyBody } from '../../../schemas/two-factor.ts'
+import { FactorProofBody, NewRecoveryCodesResponse, RecoveryCodesResponse, TwoFactorEnrolmentResponse, TwoFactorStatusResponse, TwoFactorVerifyBody } from '../../../schemas/two-factor.ts'
 
 const MINUTE = 60_000
 
-/** The caller's own second factor (TOTP): status, enrolment, turning it off. */
+/** The caller's own second factor (TOTP): status, enrolment, new recovery codes, turning it off. */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config, twoFactor } = fastify
   // Guessing codes with a stolen token: the same budget as a login's per account.
@@ -54,6 +54,19 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { actor, em } = request.scope
     return { success: true as const, recovery_codes: await twoFactor.confirm(em, actor, request.body.code) }
   })
+
+  fastify.post('/2fa/recovery-codes', {
+    preValidation: perUser,
+    schema: {
+      tags: ['auth'],
+      operationId: 'rotateTwoFactorRecoveryCodes',
+      summary: 'New recovery codes',
+      description: 'Needs a current `code` or a `recovery_code`, as turning the factor off does. Answers ten new single-use codes, shown only this once; ' +
+        'the previous ones stop working in the same transaction. Wrong: 401 TWO_FACTOR_CODE_INVALID; not on: 409 TWO_FACTOR_NOT_ENABLED.',
+      body: FactorProofBody,
+      response: responses({ 200: NewRecoveryCodesResponse }, [401, 409, 413, 415, 429])
+    }
+  }, async (request) => ({ success: true as const, recovery_codes: await twoFactor.regenerateRecoveryCodes(request.scope, request.body) }))
 
   fastify.post('/2fa/disable', {
     preValidation: perUser,

@@ -3,6 +3,7 @@ import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../../../schemas/users.ts'
 import invitations from './invitations.ts'
 import sessions from './sessions.ts'
+import twoFactor from './two-factor.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('', {
@@ -54,6 +55,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   await fastify.register(invitations)
   await fastify.register(sessions)
+  await fastify.register(twoFactor)
 }
 
 export default routes
