@@ -51,3 +51,44 @@ t.test('figures: delay from change to delivery, and delivery rate', async (t) =>
   t.comment(`the backlog's deliveries were made over ${stats?.fanned.toFixed(1)} s and delivered over ${stats?.sent.toFixed(1)} s; ` +
     `one attempt (signed POST, TLS, to the local receiver): ${stats?.avg.toFixed(1)} ms on average`)
 })
+
+/**
+ * The cost a webhook event adds to the write that causes it: the event row is written in the
+ * change's own transaction, for every change of a reported type, whether an endpoint subscribes
+ * or not (fan-out comes later, outside the request). Same run, interleaved: a change whose
+ * activity type no event reports (`instance.stopping`), one that is reported, in a company
+ * with no endpoint and in one whose endpoint subscribes.
+ */
+t.test('figures: what recording an event adds to the change that causes it', async (t) => {
+  const receiver = await startReceiver(t)
+  const { app } = await build(t, { env: { ...receiver.env, WEBHOOK_FANOUT_MS: 100 } })
+  const quiet = await signup(app)
+  const subscribed = await signup(app)
+  await app.inject({ method: 'POST', url: '/api/webhooks', headers: bearer(subscribed.token), payload: { url: receiver.url, events: ['instance.running'] } })
+  const timed = async (tenantId: string, type: string) => {
+    const started = performance.now()
+    await app.orm.em.fork().transactional(async (tx) => {
+      app.activity.record(tx, { kind: 'system', tenantId, job: 'figures' }, { type, title: 'figure', targetType: 'instance', targetId: '0' })
+    })
+    return performance.now() - started
+  }
+  const cases = [
+    { label: 'a change no event reports', tenantId: quiet.user.tenant_id, type: 'instance.stopping' },
+    { label: 'a reported change, no endpoint', tenantId: quiet.user.tenant_id, type: 'instance.running' },
+    { label: 'a reported change, a subscribed endpoint', tenantId: subscribed.user.tenant_id, type: 'instance.running' }
+  ]
+  const rounds = Number(process.env.FIGURE_WRITES ?? 300)
+  const samples = cases.map(() => [] as number[])
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, c] of cases.entries()) samples[k]?.push(await timed(c.tenantId, c.type))
+  }
+  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5)
+  const base = median(samples[0] ?? [])
+  for (const [k, c] of cases.entries()) {
+    const value = median(samples[k] ?? [])
+    t.comment(`${c.label}: median ${value.toFixed(2)} ms per committed change (${(value / base).toFixed(2)}x)`)
+  }
+  // An event no endpoint wants is dropped at fan-out; the subscribed company's each reach its receiver once.
+  await until(() => receiver.received.length >= rounds, 60_000, 'the subscribed changes')
+  t.equal(receiver.received.length, rounds, 'each subscribed change delivered once, nothing for the company without an endpoint')
+})
