@@ -11,7 +11,10 @@ export const ACTIVITY_COLUMNS = `id::float8 AS id, title, type,
   target_type, target_id, instance_id::float8 AS instance_id,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
-/** Newest first, with optional cursor and filters ($2 before, $3 type, $4 instance, $5 limit). */
+/**
+ * Newest first, with optional cursor and filters ($2 before, $3 type, $4 instance, $5 limit);
+ * $6: the only instances the caller may see (an agent bound to some), else null.
+ */
 export const LIST_ACTIVITIES: TenantStatement = {
   name: 'activity-list',
   text: `
@@ -21,6 +24,7 @@ WHERE tenant_id = $1
   AND ($2::bigint IS NULL OR id < $2)
   AND ($3::text IS NULL OR type = $3)
   AND ($4::bigint IS NULL OR instance_id = $4)
+  AND ($6::bigint[] IS NULL OR instance_id = ANY($6))
 ORDER BY activities.id DESC
 LIMIT $5`
 }

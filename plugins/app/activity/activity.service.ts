@@ -47,16 +47,25 @@ function actorColumns (actor: Actor): { actorKind: ActorKind, actorId: string | 
   return { actorKind: 'user', actorId: actor.userId, actorName: actor.name }
 }
 
+/**
+ * An agent bound to some instances (lib/agent-access.ts) reads only the activity about them:
+ * not the other instances', and not the company-wide entries (team, billing, settings).
+ */
+function onlyInstances (actor: Actor | null): number[] | null {
+  // null: a portal-inline request, whose person the statement itself identifies; agents never come that way.
+  return actor?.kind === 'agent' ? actor.access?.instanceIds ?? null : null
+}
+
 export function createActivityService () {
   /**
    * Raw, prepared and tenant-bound: the feed is read far more often than it is
    * written. `read` is `auth.sessionSql` for a request (token checked in the
    * same statement) or `callerSql` for an authenticated actor.
    */
-  async function list ({ read }: Pick<CallScope, 'read'>, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
+  async function list ({ read, actor }: Pick<CallScope, 'read' | 'actor'>, query: ActivityQuery): Promise<{ activities: ActivityView[], next_cursor: number | null }> {
     const limit = query.limit ?? 20
     const { rows } = await read<ActivityRow>(LIST_ACTIVITIES, [
-      query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1
+      query.before ?? null, query.type ?? null, query.instanceId ?? null, limit + 1, onlyInstances(actor)
     ])
     const page: ActivityView[] = rows.slice(0, limit)
     const last = page.at(-1)

@@ -39,7 +39,8 @@ export function createDashboardService () {
           instances: { total: instances.length, by_state: byState },
           usage: usageBlock(row, row.instances.filter((i) => i.state !== 'deleting').length)
         },
-        activities: row.activities
+        // The same for the latest activities: the company-wide ones (no instance) are not about its instances.
+        activities: visibleInstances(actor, row.activities, (activity) => activity.instance_id ?? 0)
       }
     }
   }

@@ -65,7 +65,7 @@ t.test('figures: what recording an event adds to the change that causes it', asy
   const quiet = await signup(app)
   const subscribed = await signup(app)
   await app.inject({ method: 'POST', url: '/api/webhooks', headers: bearer(subscribed.token), payload: { url: receiver.url, events: ['instance.running'] } })
-  const timed = async (tenantId: string, type: string) => {
+  const timed = async (tenantId: string, type: 'instance.stopping' | 'instance.running') => {
     const started = performance.now()
     await app.orm.em.fork().transactional(async (tx) => {
       app.activity.record(tx, { kind: 'system', tenantId, job: 'figures' }, { type, title: 'figure', targetType: 'instance', targetId: '0' })
@@ -73,9 +73,9 @@ t.test('figures: what recording an event adds to the change that causes it', asy
     return performance.now() - started
   }
   const cases = [
-    { label: 'a change no event reports', tenantId: quiet.user.tenant_id, type: 'instance.stopping' },
-    { label: 'a reported change, no endpoint', tenantId: quiet.user.tenant_id, type: 'instance.running' },
-    { label: 'a reported change, a subscribed endpoint', tenantId: subscribed.user.tenant_id, type: 'instance.running' }
+    { label: 'a change no event reports', tenantId: quiet.user.tenant_id, type: 'instance.stopping' as const },
+    { label: 'a reported change, no endpoint', tenantId: quiet.user.tenant_id, type: 'instance.running' as const },
+    { label: 'a reported change, a subscribed endpoint', tenantId: subscribed.user.tenant_id, type: 'instance.running' as const }
   ]
   const rounds = Number(process.env.FIGURE_WRITES ?? 300)
   const samples = cases.map(() => [] as number[])
