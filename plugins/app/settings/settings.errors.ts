@@ -1,5 +1,7 @@
 import { defineError } from '../../../lib/errors.ts'
 
+export const CompanyNotFound = defineError('COMPANY_NOT_FOUND', 'Company not found', 404)
+
 // One code per field, so a client can point at the input; `details.fields[]` names every failing field.
 export const InvalidCompanyName = defineError('INVALID_COMPANY_NAME', 'Invalid company name', 400)
 export const InvalidCompanyAddress = defineError('INVALID_COMPANY_ADDRESS', 'Invalid address', 400)
