@@ -7,7 +7,9 @@ function newAjv (coerceTypes: boolean | 'array') {
   // (1e309), which Ajv otherwise accepts. Not when coercing query text: there "1e400" becomes Infinity
   // after the type check, and strictNumbers would then skip the bounds that refuse it (every integer
   // has them: schemas/common.ts); plugins/app/http refuses what is still not finite after validation.
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false, strictNumbers: coerceTypes === false })
+  // verbose: each error carries its failing schema, which the messages for people read
+  // (plugins/app/http/validation-messages.ts: bounds, allowed values, `patternMessage`).
+  const ajv = new Ajv({ allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false, strictNumbers: coerceTypes === false })
   addFormats.default(ajv)
   return ajv
 }

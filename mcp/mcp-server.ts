@@ -8,7 +8,7 @@ export const SERVER_INFO = { name: 'erp-portal', title: 'Hosted ERP portal', ver
 
 const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, acting for the person who connected this ' +
   'agent, with their role. Start with whoami. Instance changes are queued: poll get_instance_status. Errors come back ' +
-  'as tool results with isError and a stable code (NOT_FOUND, FORBIDDEN, VALIDATION_FAILED, …) and message.'
+  'as tool results with isError and a stable code (INSTANCE_NOT_FOUND, TICKET_NOT_FOUND, FORBIDDEN, VALIDATION_FAILED, …) and message.'
 
 /**
  * The SDK server for one request (stateless Streamable HTTP): created per

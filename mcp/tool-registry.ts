@@ -40,7 +40,7 @@ function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
  * The tools, described once for `tools/list` and validated once per call with
  * the same rules as REST bodies. A failure becomes a tool result with
  * `isError: true` and the REST envelope's code and message, so an agent reads
- * the same `VALIDATION_FAILED`, `NOT_FOUND` or `FORBIDDEN` a portal client would.
+ * the same `VALIDATION_FAILED`, `INSTANCE_NOT_FOUND` or `FORBIDDEN` a portal client would.
  * Each tool needs an agent level (lib/agent-capabilities.ts): `tools/list`
  * shows only the ones the grant allows, a call above it is refused before
  * anything runs, and an `instance_id` outside the grant's instances is not

@@ -39,7 +39,7 @@ export const InstanceIdParams = Type.Object({ id: InstanceId })
 export const ErrorEnvelope = Type.Object({
   success: Type.Literal(false),
   error: Type.Object({
-    code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, NOT_FOUND' }),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. VALIDATION_FAILED, TICKET_NOT_FOUND' }),
     message: Type.String({ description: 'Human-readable explanation' }),
     details: Type.Optional(Type.Unknown({ description: 'Structured detail, e.g. the failing fields' }))
   }),

@@ -41,7 +41,7 @@ export const instanceTools = [
     name: 'get_instance',
     title: 'Instance details',
     description: 'One instance in full: resources (memory MB, storage GB, cpu cores), database name and size (MB), ' +
-      'workers, last backup and last sync. Another company\'s id answers NOT_FOUND.',
+      'workers, last backup and last sync. Another company\'s id answers INSTANCE_NOT_FOUND.',
     input: InstanceRef,
     annotations: READ_ONLY,
     run: async ({ app, scope }, { instance_id: id }) => ({ instance: await app.instances.get(scope, id) })

@@ -9,7 +9,7 @@ export const logTools = [
     title: 'Instance logs',
     description: 'The last lines an ERP instance wrote (oldest first, each with time, stream and text): to see why it fails to ' +
       'start, which module broke, or what it is doing. `tail` lines (default 200), optionally only those since a time. A deleted ' +
-      'instance, or one the backend keeps nothing of, answers an empty list with a message. Another company\'s id answers NOT_FOUND.',
+      'instance, or one the backend keeps nothing of, answers an empty list with a message. Another company\'s id answers INSTANCE_NOT_FOUND.',
     input: Type.Object({
       instance_id: BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' }),
       tail: Type.Optional(Int4({ minimum: 1, maximum: LOG_TAIL_MAX, description: `How many of the last lines (1-${LOG_TAIL_MAX}, default 200)` })),

@@ -1,10 +1,10 @@
 import t from 'tap'
 import { Type } from 'typebox'
 import { ACROSS_TENANTS, scopedEntityManager } from '../../database/tenancy.ts'
-import { NotFound } from '../../lib/errors.ts'
 import { PortalSession } from '../../plugins/app/auth/session.entity.ts'
 import { Tenant } from '../../plugins/app/tenants/tenant.entity.ts'
 import { User } from '../../plugins/app/users/user.entity.ts'
+import { UserNotFound } from '../../plugins/app/users/users.errors.ts'
 import { bearer, signup } from '../support/accounts.ts'
 import { build } from '../support/build.ts'
 
@@ -12,12 +12,12 @@ import { build } from '../support/build.ts'
 const routes = (app: import('fastify').FastifyInstance) => {
   app.get('/api/test/users/:id', { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } }, async (request) => {
     const user = await request.em.findOne(User, { id: (request.params as { id: string }).id })
-    if (user === null) throw NotFound('User not found')
+    if (user === null) throw UserNotFound()
     return { success: true, user: { id: user.id, email: user.email } }
   })
   app.delete('/api/test/users/:id', { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } }, async (request) => {
     const changed = await request.em.nativeUpdate(User, { id: (request.params as { id: string }).id }, { name: 'hijacked' })
-    if (changed === 0) throw NotFound('User not found')
+    if (changed === 0) throw UserNotFound()
     return { success: true }
   })
 }
@@ -32,7 +32,7 @@ t.test('another tenant\'s id answers 404 and changes nothing', async (t) => {
 
   const foreign = await app.inject({ method: 'GET', url: `/api/test/users/${bob.user.id}`, headers: bearer(alice.token) })
   t.equal(foreign.statusCode, 404)
-  t.equal(foreign.json().error.code, 'NOT_FOUND')
+  t.equal(foreign.json().error.code, 'USER_NOT_FOUND')
   const unknown = await app.inject({ method: 'GET', url: '/api/test/users/00000000-0000-4000-8000-000000000000', headers: bearer(alice.token) })
   t.same(foreign.json().error, unknown.json().error, 'indistinguishable from an id that does not exist')
 

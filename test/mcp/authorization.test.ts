@@ -126,7 +126,7 @@ t.test('MCP endpoint authorization', async (t) => {
     t.same(ids, [theirs.result?.structuredContent.ticket.id], 'the other company lists its own ticket only')
     const read = await callTool(app, otherAgent.accessToken, 'get_ticket', { ticket_id: ticketId })
     t.equal(read.result?.isError, true)
-    t.equal(read.result?.structuredContent.error.code, 'NOT_FOUND', 'another company\'s ticket id is not found')
+    t.equal(read.result?.structuredContent.error.code, 'TICKET_NOT_FOUND', 'another company\'s ticket id is not found')
 
     const own = await callTool(app, agent.accessToken, 'get_ticket', { ticket_id: ticketId })
     t.equal(own.result?.structuredContent.ticket?.id, ticketId, 'while our own agent reads it')

@@ -73,7 +73,7 @@ t.test('invalid arguments are VALIDATION_FAILED naming the field, for every acco
     const label = `${tool} ${JSON.stringify(args).slice(0, 40)}`
     const error = assertToolError(t, await useTool(app, token, tool, args), 'VALIDATION_FAILED', label)
     t.ok(error.details.fields.some((f: { field: string, in: string }) => f.field === field && f.in === 'arguments'), `${label}: names ${field}`)
-    t.match(error.message, /^Invalid arguments: /, `${label}: says the arguments are wrong`)
+    t.ok(error.message.startsWith(`${field} `), `${label}: the message starts with the field`)
   }
 })
 

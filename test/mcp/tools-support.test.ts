@@ -88,8 +88,8 @@ t.test('another company\'s ticket is NOT_FOUND for every ticket tool, and stays 
   const theirs = await restCall(app, victim.token, 'POST', '/api/tickets/create', { subject: 'Private matter', description: 'Only for us' })
   const id = theirs.data.ticket.id as string
   const before = await tenantSnapshot(app, victim.user.tenant_id)
-  assertToolError(t, await useTool(app, token, 'get_ticket', { ticket_id: id }), 'NOT_FOUND', 'get_ticket')
-  assertToolError(t, await useTool(app, token, 'reply_to_ticket', { ticket_id: id, message: 'Let me in' }), 'NOT_FOUND', 'reply_to_ticket')
+  assertToolError(t, await useTool(app, token, 'get_ticket', { ticket_id: id }), 'TICKET_NOT_FOUND', 'get_ticket')
+  assertToolError(t, await useTool(app, token, 'reply_to_ticket', { ticket_id: id, message: 'Let me in' }), 'TICKET_NOT_FOUND', 'reply_to_ticket')
   const listed = await useTool(app, token, 'list_tickets', { per_page: 100 })
   t.notOk(listed.data.tickets.some((ticket: { id: string }) => ticket.id === id), 'not in the list')
   t.equal(await tenantSnapshot(app, victim.user.tenant_id), before, 'the victim\'s ticket, thread and feed are unchanged')

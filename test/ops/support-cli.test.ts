@@ -83,13 +83,13 @@ t.test('support CLI: refusals and usage errors', async (t) => {
 
   const unknownTicket = await support(databaseUrl, ['show', '00000000-0000-4000-8000-000000000000'])
   t.equal(unknownTicket.code, 1)
-  t.match(unknownTicket.stderr, /Ticket not found \[NOT_FOUND\]/)
+  t.match(unknownTicket.stderr, /Ticket not found \[TICKET_NOT_FOUND\]/)
   const badStatus = await support(databaseUrl, ['list', '--status', 'pending'])
   t.equal(badStatus.code, 1)
   t.match(badStatus.stderr, /allowed: open, answered, closed/)
   const blank = await support(databaseUrl, ['reply', ticket.id, '--as', 'Sam', '--message', '   '])
   t.equal(blank.code, 1)
-  t.match(blank.stderr, /TICKET_INPUT_INVALID/)
+  t.match(blank.stderr, /VALIDATION_FAILED/)
   t.equal((await getTicket(app, alice.token, ticket.id)).json().ticket.message_count, 1, 'nothing was written')
 
   const help = await support(databaseUrl, ['--help'])

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply } from 'fastify'
 import { defineError, isAppError } from '../../../lib/errors.ts'
 import { findUnstorableText } from '../../../lib/storable-text.ts'
+import { describeIssues, type ValidationIssue } from './validation-messages.ts'
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../../lib/database-unavailable.ts'
 
 export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
@@ -51,13 +52,6 @@ const STATUS_CODES: Record<number, string> = {
   503: 'SERVICE_UNAVAILABLE'
 }
 
-interface ValidationIssue {
-  instancePath?: string
-  message?: string
-  keyword?: string
-  params?: Record<string, unknown>
-}
-
 /** Maps any thrown error to a status and the public error body. 5xx bodies never carry internals. */
 export function toErrorBody (error: FastifyError): { status: number, body: ErrorBody } {
   if (Array.isArray(error.validation)) {
@@ -90,16 +84,15 @@ function statusOf (error: FastifyError): number {
   return typeof status === 'number' && status >= 400 && status <= 599 ? status : 500
 }
 
-function validationBody (issues: ValidationIssue[], context: string): ErrorBody {
-  const fields = issues.map((issue) => {
-    const missing = issue.keyword === 'required' ? String(issue.params?.missingProperty ?? '') : ''
-    const extra = issue.keyword === 'additionalProperties' ? String(issue.params?.additionalProperty ?? '') : ''
-    const path = [issue.instancePath?.replace(/^\//, '').replaceAll('/', '.'), missing || extra].filter(Boolean).join('.')
-    const message = extra ? 'is not an allowed field' : (issue.message ?? 'is invalid')
-    return { field: path === '' ? context : path, in: context, message, ...(issue.params?.allowedValues ? { allowed: issue.params.allowedValues } : {}) }
-  })
-  const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ')
-  return { code: 'VALIDATION_FAILED', message: `Invalid ${context}: ${summary}`, details: { fields } }
+/**
+ * Every schema failure: 400 VALIDATION_FAILED, one `details.fields[]` entry per field
+ * ({ field, in, message, allowed? }), and a message for people that starts with the field:
+ * "priority must be one of: low, normal, high, urgent; subject is required".
+ */
+export function validationBody (issues: ValidationIssue[], context: string): ErrorBody {
+  const fields = describeIssues(issues, context)
+  const message = fields.length === 0 ? `The ${context} is invalid` : fields.map((f) => `${f.field} ${f.message}`).join('; ')
+  return { code: 'VALIDATION_FAILED', message, details: { fields } }
 }
 
 /** Query coercion turns "Infinity" or "1e400" into Infinity, which ajv's integer check lets through. */

@@ -2,7 +2,7 @@ import { isReservedSubdomain, isSubdomain, SUBDOMAIN_RULE } from '../../../lib/s
 import type { BackendName } from '../../../provisioning/backend.ts'
 import { SubdomainReserved } from '../tenants/tenants.errors.ts'
 import { INSTANCE_BACKENDS } from './instance.entity.ts'
-import { InstanceInputInvalid } from './instances.errors.ts'
+import { invalidField } from '../../../lib/errors.ts'
 
 export interface NewInstanceInput {
   name: string
@@ -18,10 +18,13 @@ export interface CheckedInstanceInput {
   backend: BackendName
 }
 
-function invalid (field: string, message: string, allowed?: readonly string[]): never {
-  throw InstanceInputInvalid(`${field} ${message}`, {
-    fields: [{ field, in: 'body', message, ...(allowed === undefined ? {} : { allowed: [...allowed] }) }]
-  })
+/** Refused for its form: the same 400 VALIDATION_FAILED, naming the field, as a schema failure. */
+function invalid (field: string, message: string): never {
+  throw invalidField(field, message)
+}
+
+function notOneOf (field: string, allowed: readonly string[]): never {
+  throw invalidField(field, `must be one of: ${allowed.join(', ')}`, { allowed })
 }
 
 /**
@@ -31,13 +34,13 @@ function invalid (field: string, message: string, allowed?: readonly string[]): 
  */
 export function checkInstanceInput (input: NewInstanceInput, erpVersions: readonly string[]): CheckedInstanceInput {
   const name = input.name.trim()
-  if (name.length < 1 || name.length > 100) invalid('name', 'must be 1 to 100 characters')
+  if (name.length < 1 || name.length > 100) invalid('name', 'must be between 1 and 100 characters')
   const subdomain = input.subdomain
   if (!isSubdomain(subdomain)) {
     invalid('subdomain', `must be a DNS label: ${SUBDOMAIN_RULE}`)
   }
   if (isReservedSubdomain(subdomain)) throw SubdomainReserved(`The subdomain "${subdomain}" is reserved`, { field: 'subdomain' })
-  if (!erpVersions.includes(input.erp_version)) invalid('erp_version', 'must be equal to one of the allowed values', erpVersions)
-  if (!(INSTANCE_BACKENDS as readonly string[]).includes(input.backend)) invalid('backend', 'must be equal to one of the allowed values', INSTANCE_BACKENDS)
+  if (!erpVersions.includes(input.erp_version)) notOneOf('erp_version', erpVersions)
+  if (!(INSTANCE_BACKENDS as readonly string[]).includes(input.backend)) notOneOf('backend', INSTANCE_BACKENDS)
   return { name, subdomain, erpVersion: input.erp_version, backend: input.backend as BackendName }
 }

@@ -15,7 +15,7 @@ import { decidePayment } from './payment-decision.ts'
 import type { PaymentEvent } from './payment-provider.ts'
 import type { PaymentProviders } from './payment-providers.ts'
 import { Payment } from './payment.entity.ts'
-import { PaymentProviderNotFound, PaymentReferenceUnknown, WebhookSignatureInvalid } from './payments.errors.ts'
+import { PaymentProviderNotFound, PaymentReferenceNotFound, WebhookSignatureInvalid } from './payments.errors.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface WebhookOutcome {
@@ -50,14 +50,14 @@ export function createPaymentsService ({ orm, providers, subscriptions, activity
     const owner = await root.findOne(Subscription, { paymentReference: event.reference }, ACROSS_TENANTS)
     if (owner === null) {
       log.warn({ provider, transaction_id: event.transactionId, reference: event.reference }, 'Payment for an unknown reference')
-      throw PaymentReferenceUnknown(`No subscription is waiting for payment reference ${event.reference}`)
+      throw PaymentReferenceNotFound(`No subscription is waiting for payment reference ${event.reference}`)
     }
     const tenantId = owner.tenant.id
     const actor: SystemActor = { kind: 'system', tenantId, job: `payments:${provider}` }
     try {
       return await scopedEntityManager(orm.em, tenantId).transactional(async (tx) => {
         const subscription = await tx.findOne(Subscription, { tenant: tenantId, paymentReference: event.reference }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true })
-        if (subscription === null) throw PaymentReferenceUnknown(`Payment reference ${event.reference} was replaced by a newer one`)
+        if (subscription === null) throw PaymentReferenceNotFound(`Payment reference ${event.reference} was replaced by a newer one`)
         const decision = decidePayment(event, subscription)
         const payment = tx.create(Payment, {
           tenant: tx.getReference(Tenant, tenantId),
@@ -115,14 +115,14 @@ export function createPaymentsService ({ orm, providers, subscriptions, activity
       requireAdmin(actor, 'make sandbox payments')
       if (providers.sandbox === undefined) throw PaymentProviderNotFound('The sandbox payment provider is not enabled (PAYMENT_PROVIDERS)')
       const subscription = await em.findOne(Subscription, { tenant: actor.tenantId, paymentReference: input.reference })
-      if (subscription === null) throw PaymentReferenceUnknown(`No subscription of this company is waiting for payment reference ${input.reference}`)
+      if (subscription === null) throw PaymentReferenceNotFound(`No subscription of this company is waiting for payment reference ${input.reference}`)
       return simulate(subscription, input.amount)
     },
 
     /** Operators (ops/payments.ts): any reference, no portal session. */
     async sandboxPayAsOperator (input: { reference: string, amount?: number }): Promise<WebhookOutcome> {
       const subscription = await orm.em.fork().findOne(Subscription, { paymentReference: input.reference }, ACROSS_TENANTS)
-      if (subscription === null) throw PaymentReferenceUnknown(`No subscription is waiting for payment reference ${input.reference}`)
+      if (subscription === null) throw PaymentReferenceNotFound(`No subscription is waiting for payment reference ${input.reference}`)
       return simulate(subscription, input.amount)
     }
   }

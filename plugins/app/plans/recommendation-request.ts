@@ -1,3 +1,4 @@
+import { ValidationFailed } from '../../../lib/errors.ts'
 import type { PriceRequest } from './pricing.ts'
 
 export const MAX_USERS = 100_000
@@ -57,15 +58,9 @@ export function normaliseRecommendationQuery (query: RawRecommendationQuery): No
   return { ok: true, request: { users, storage, billingCycle: query.billing_cycle === 'yearly' ? 'yearly' : 'monthly' } }
 }
 
-/**
- * A 400 shaped like a schema validation failure, so the error envelope answers
- * VALIDATION_FAILED with `details.fields` naming each field, as for any query.
- */
+/** The 400 VALIDATION_FAILED of any query, with `details.fields` naming each field and the message starting with it. */
 export function queryValidationError (errors: QueryFieldError[]): Error {
-  const issues = errors.map((error) => ({ instancePath: `/${error.field}`, keyword: 'format', message: error.message }))
-  return Object.assign(new Error(errors.map((error) => `${error.field} ${error.message}`).join('; ')), {
-    statusCode: 400,
-    validation: issues,
-    validationContext: 'querystring'
+  return ValidationFailed(errors.map((error) => `${error.field} ${error.message}`).join('; '), {
+    fields: errors.map((error) => ({ field: error.field, in: 'querystring', message: error.message }))
   })
 }

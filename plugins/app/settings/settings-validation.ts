@@ -1,9 +1,6 @@
-import type { AppErrorFactory } from '../../../lib/errors.ts'
+import { ValidationFailed } from '../../../lib/errors.ts'
 import { normalizeCountryCode, normalizeCurrencyCode, normalizeLanguageTag, normalizeTimeZone } from './locale-codes.ts'
-import {
-  InvalidCompanyAddress, InvalidCompanyEmail, InvalidCompanyName, InvalidCompanyPhone, InvalidCountry, InvalidCurrency,
-  InvalidLanguage, InvalidNotificationSetting, InvalidSecuritySetting, InvalidTimezone, InvalidVatId
-} from './settings.errors.ts'
+import { SETTINGS_FIELD_CODES as CODES } from './settings.errors.ts'
 import type { SETTINGS_DEFAULTS } from './settings.view.ts'
 
 /** A partial update, shaped like the settings view. `null` clears an optional company field. */
@@ -46,7 +43,7 @@ type Parser = (value: unknown) => Parsed
 interface Rule {
   target: SettingsTarget
   label: string
-  error: AppErrorFactory
+  code: string
   parse: Parser
 }
 
@@ -90,50 +87,46 @@ const vatId = optional((text) => {
 })
 
 const COMPANY_RULES: Record<keyof NonNullable<SettingsUpdate['company']>, Rule> = {
-  name: { target: 'tenantName', label: 'company name', error: InvalidCompanyName, parse: companyName },
-  address: { target: 'address', label: 'address', error: InvalidCompanyAddress, parse: optional(maxLength(500)) },
-  phone: { target: 'phone', label: 'phone', error: InvalidCompanyPhone, parse: phone },
-  email: { target: 'email', label: 'e-mail', error: InvalidCompanyEmail, parse: email },
-  vat_id: { target: 'vatId', label: 'VAT id', error: InvalidVatId, parse: vatId },
-  country: { target: 'country', label: 'country', error: InvalidCountry, parse: optional(code(normalizeCountryCode, 'must be an ISO 3166-1 alpha-2 country code, e.g. "DE"')) },
-  currency: { target: 'currency', label: 'currency', error: InvalidCurrency, parse: required(code(normalizeCurrencyCode, 'must be an ISO 4217 currency code, e.g. "EUR"')) },
-  timezone: { target: 'timezone', label: 'time zone', error: InvalidTimezone, parse: required(code(normalizeTimeZone, 'must be an IANA time zone, e.g. "Europe/Paris" or "UTC"')) },
-  language: { target: 'language', label: 'language', error: InvalidLanguage, parse: required(code(normalizeLanguageTag, 'must be a BCP 47 language tag of at most 16 characters, e.g. "en" or "fr-BE"')) }
+  name: { target: 'tenantName', label: 'company name', code: CODES.companyName, parse: companyName },
+  address: { target: 'address', label: 'address', code: CODES.companyAddress, parse: optional(maxLength(500)) },
+  phone: { target: 'phone', label: 'phone', code: CODES.companyPhone, parse: phone },
+  email: { target: 'email', label: 'e-mail', code: CODES.companyEmail, parse: email },
+  vat_id: { target: 'vatId', label: 'VAT id', code: CODES.vatId, parse: vatId },
+  country: { target: 'country', label: 'country', code: CODES.country, parse: optional(code(normalizeCountryCode, 'must be an ISO 3166-1 alpha-2 country code, e.g. "DE"')) },
+  currency: { target: 'currency', label: 'currency', code: CODES.currency, parse: required(code(normalizeCurrencyCode, 'must be an ISO 4217 currency code, e.g. "EUR"')) },
+  timezone: { target: 'timezone', label: 'time zone', code: CODES.timezone, parse: required(code(normalizeTimeZone, 'must be an IANA time zone, e.g. "Europe/Paris" or "UTC"')) },
+  language: { target: 'language', label: 'language', code: CODES.language, parse: required(code(normalizeLanguageTag, 'must be a BCP 47 language tag of at most 16 characters, e.g. "en" or "fr-BE"')) }
 }
 
 const SECURITY_RULES: Record<keyof NonNullable<SettingsUpdate['security']>, Rule> = {
-  require_two_factor: { target: 'requireTwoFactor', label: 'two-factor requirement', error: InvalidSecuritySetting, parse: flag }
+  require_two_factor: { target: 'requireTwoFactor', label: 'two-factor requirement', code: CODES.securitySetting, parse: flag }
 }
 
 const NOTIFICATION_RULES: Record<keyof NonNullable<SettingsUpdate['notifications']>, Rule> = {
-  instance_events: { target: 'notifyInstanceEvents', label: 'instance event notifications', error: InvalidNotificationSetting, parse: flag },
-  billing: { target: 'notifyBilling', label: 'billing notifications', error: InvalidNotificationSetting, parse: flag },
-  tickets: { target: 'notifyTickets', label: 'ticket notifications', error: InvalidNotificationSetting, parse: flag },
-  weekly_report: { target: 'notifyWeeklyReport', label: 'weekly report', error: InvalidNotificationSetting, parse: flag }
+  instance_events: { target: 'notifyInstanceEvents', label: 'instance event notifications', code: CODES.notificationSetting, parse: flag },
+  billing: { target: 'notifyBilling', label: 'billing notifications', code: CODES.notificationSetting, parse: flag },
+  tickets: { target: 'notifyTickets', label: 'ticket notifications', code: CODES.notificationSetting, parse: flag },
+  weekly_report: { target: 'notifyWeeklyReport', label: 'weekly report', code: CODES.notificationSetting, parse: flag }
 }
 
 /**
- * Validates and normalises an update (any subset of fields). Every failing
- * field is listed in `details.fields[]` as `{ field, code, message }`; the
- * error's own code is the first failing field's.
+ * Validates and normalises an update (any subset of fields). A refusal is
+ * 400 VALIDATION_FAILED listing every failing field in `details.fields[]` as
+ * `{ field, in, code, message }`, `code` saying which rule refused it.
  */
 export function parseSettingsUpdate (input: SettingsUpdate): SettingsChange[] {
   const changes: SettingsChange[] = []
-  const failures: Array<{ field: string, code: string, message: string, error: AppErrorFactory }> = []
+  const failures: Array<{ field: string, in: 'body', code: string, message: string }> = []
   const sections = [['company', COMPANY_RULES, input.company], ['notifications', NOTIFICATION_RULES, input.notifications], ['security', SECURITY_RULES, input.security]] as const
   for (const [section, rules, values] of sections) {
     if (values === undefined) continue
     for (const [key, rule] of Object.entries(rules) as Array<[string, Rule]>) {
       if (!Object.hasOwn(values, key) || (values as Record<string, unknown>)[key] === undefined) continue
       const parsed = rule.parse((values as Record<string, unknown>)[key])
-      if ('problem' in parsed) failures.push({ field: `${section}.${key}`, code: rule.error.code, message: parsed.problem, error: rule.error })
+      if ('problem' in parsed) failures.push({ field: `${section}.${key}`, in: 'body', code: rule.code, message: parsed.problem })
       else changes.push({ target: rule.target, label: rule.label, value: parsed.value })
     }
   }
-  const [first] = failures
-  if (first !== undefined) {
-    const fields = failures.map(({ field, code, message }) => ({ field, code, message }))
-    throw first.error(fields.map((f) => `${f.field} ${f.message}`).join('; '), { fields })
-  }
+  if (failures.length > 0) throw ValidationFailed(failures.map((f) => `${f.field} ${f.message}`).join('; '), { fields: failures })
   return changes
 }

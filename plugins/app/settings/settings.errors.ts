@@ -1,14 +1,21 @@
 import { defineError } from '../../../lib/errors.ts'
 
-// One code per field, so a client can point at the input; `details.fields[]` names every failing field.
-export const InvalidCompanyName = defineError('INVALID_COMPANY_NAME', 'Invalid company name', 400)
-export const InvalidCompanyAddress = defineError('INVALID_COMPANY_ADDRESS', 'Invalid address', 400)
-export const InvalidCompanyPhone = defineError('INVALID_COMPANY_PHONE', 'Invalid phone number', 400)
-export const InvalidCompanyEmail = defineError('INVALID_COMPANY_EMAIL', 'Invalid e-mail address', 400)
-export const InvalidVatId = defineError('INVALID_VAT_ID', 'Invalid VAT id', 400)
-export const InvalidCountry = defineError('INVALID_COUNTRY', 'Invalid country', 400)
-export const InvalidCurrency = defineError('INVALID_CURRENCY', 'Invalid currency', 400)
-export const InvalidTimezone = defineError('INVALID_TIMEZONE', 'Invalid time zone', 400)
-export const InvalidLanguage = defineError('INVALID_LANGUAGE', 'Invalid language', 400)
-export const InvalidNotificationSetting = defineError('INVALID_NOTIFICATION_SETTING', 'Invalid notification setting', 400)
-export const InvalidSecuritySetting = defineError('INVALID_SECURITY_SETTING', 'Invalid security setting', 400)
+export const CompanyNotFound = defineError('COMPANY_NOT_FOUND', 'Company not found', 404)
+
+/**
+ * A refused value answers 400 VALIDATION_FAILED like any malformed input; each entry of its
+ * `details.fields[]` also carries one of these codes, so a client can point at the input.
+ */
+export const SETTINGS_FIELD_CODES = {
+  companyName: 'INVALID_COMPANY_NAME',
+  companyAddress: 'INVALID_COMPANY_ADDRESS',
+  companyPhone: 'INVALID_COMPANY_PHONE',
+  companyEmail: 'INVALID_COMPANY_EMAIL',
+  vatId: 'INVALID_VAT_ID',
+  country: 'INVALID_COUNTRY',
+  currency: 'INVALID_CURRENCY',
+  timezone: 'INVALID_TIMEZONE',
+  language: 'INVALID_LANGUAGE',
+  notificationSetting: 'INVALID_NOTIFICATION_SETTING',
+  securitySetting: 'INVALID_SECURITY_SETTING'
+} as const

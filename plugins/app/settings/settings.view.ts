@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { NotFound } from '../../../lib/errors.ts'
+import { CompanyNotFound } from './settings.errors.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { TenantSettings } from './tenant-settings.entity.ts'
 
@@ -85,6 +85,6 @@ export async function loadSettingsView (em: EntityManager, tenantId: string): Pr
     em.findOne(Tenant, { id: tenantId }),
     em.findOne(TenantSettings, { tenant: tenantId })
   ])
-  if (tenant === null) throw NotFound('Company not found')
+  if (tenant === null) throw CompanyNotFound()
   return toSettingsView(tenant.name, row)
 }

@@ -1,8 +1,8 @@
 import { sql, type FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ACROSS_TENANTS, scopedEntityManager } from '../../../database/tenancy.ts'
-import { NotFound } from '../../../lib/errors.ts'
 import type { Tenant } from '../tenants/tenant.entity.ts'
+import { TicketNotFound } from './tickets.errors.ts'
 import { countMessages } from './message-counts.ts'
 import { Ticket, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
 import { isUuid } from '../../../lib/uuid.ts'
@@ -48,7 +48,7 @@ const QUEUE_ORDER = [
 export function createSupportDesk ({ tickets }: { tickets: TicketsService }) {
   async function locate (root: EntityManager, ticketId: string): Promise<{ tenant: TenantRef, em: EntityManager }> {
     const ticket = isUuid(ticketId) ? await root.fork().findOne(Ticket, { id: ticketId }, { ...ACROSS_TENANTS, populate: ['tenant'] }) : null
-    if (ticket === null) throw NotFound('Ticket not found')
+    if (ticket === null) throw TicketNotFound()
     return { tenant: tenantRef(ticket.tenant), em: scopedEntityManager(root, ticket.tenant.id) }
   }
 

@@ -1,6 +1,6 @@
 import type { Actor, SystemActor } from '../../../lib/actor.ts'
 import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketPriority, type TicketStatus } from './ticket.entity.ts'
-import { TicketInputInvalid } from './tickets.errors.ts'
+import { invalidField } from '../../../lib/errors.ts'
 
 /** Lengths after trimming; the HTTP schemas (schemas/tickets.ts) use the same numbers. */
 export const LIMITS = {
@@ -9,15 +9,14 @@ export const LIMITS = {
   staffName: { min: 1, max: 80 }
 } as const
 
-/** Trims and checks a text field; the same error shape as a schema failure. */
+/** Trims and checks a text field; the same 400 VALIDATION_FAILED as a schema failure. */
 export function cleanText (field: string, value: unknown, limits: { min: number, max: number }): string {
   const text = typeof value === 'string' ? value.trim() : ''
   let problem: string | undefined
   if (typeof value !== 'string') problem = 'must be a string'
-  else if (text.length < limits.min) problem = `must NOT have fewer than ${limits.min} characters`
-  else if (text.length > limits.max) problem = `must NOT have more than ${limits.max} characters`
+  else if (text.length < limits.min || text.length > limits.max) problem = `must be between ${limits.min} and ${limits.max} characters`
   else if (text.includes('\u0000')) problem = 'must not contain U+0000'
-  if (problem !== undefined) throw TicketInputInvalid(`${field} ${problem}`, { fields: [{ field, in: 'body', message: problem }] })
+  if (problem !== undefined) throw invalidField(field, problem)
   return text
 }
 
@@ -31,8 +30,7 @@ export function checkStatus (value: unknown): TicketStatus {
 
 function checkAllowed<T extends string> (field: string, value: unknown, allowed: readonly T[]): T {
   if (allowed.includes(value as T)) return value as T
-  const message = 'must be equal to one of the allowed values'
-  throw TicketInputInvalid(`${field} ${message}`, { fields: [{ field, in: 'body', message, allowed: [...allowed] }] })
+  throw invalidField(field, `must be one of: ${allowed.join(', ')}`, { allowed })
 }
 
 /**
@@ -47,8 +45,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/
 export function supportActor (tenantId: string, staffName: string): SystemActor {
   const name = cleanText('staff_name', staffName, LIMITS.staffName)
   if (CONTROL_CHARACTER.test(name)) {
-    const problem = 'must not contain control characters'
-    throw TicketInputInvalid(`staff_name ${problem}`, { fields: [{ field: 'staff_name', in: 'body', message: problem }] })
+    throw invalidField('staff_name', 'must not contain control characters')
   }
   return { kind: 'system', tenantId, job: `${SUPPORT_JOB_PREFIX}${name}` }
 }

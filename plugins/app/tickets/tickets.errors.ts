@@ -1,9 +1,6 @@
 import { defineError } from '../../../lib/errors.ts'
 
-/**
- * Raised by the service's own checks (trimmed lengths, allowed values) for callers
- * that bypass the HTTP schemas, such as the support CLI. Over HTTP the schemas
- * catch the same inputs first and answer VALIDATION_FAILED.
- */
-export const TicketInputInvalid = defineError('TICKET_INPUT_INVALID', 'Invalid ticket input', 400)
+// The service's own input checks (trimmed lengths, allowed values: ticket-rules.ts) answer
+// VALIDATION_FAILED, like the schemas that catch the same inputs first over HTTP.
+export const TicketNotFound = defineError('TICKET_NOT_FOUND', 'Ticket not found', 404)
 export const TicketAlreadyClosed = defineError('TICKET_ALREADY_CLOSED', 'This ticket is already closed', 409)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { LockMode, type FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor, UserActor } from '../../../lib/actor.ts'
-import { Forbidden, NotFound } from '../../../lib/errors.ts'
+import { Forbidden } from '../../../lib/errors.ts'
 import type { ActivityInput, ActivityService } from '../activity/activity.service.ts'
 import type { ActivityType } from '../activity/activity-types.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
@@ -11,7 +11,7 @@ import { Ticket, TicketMessage, type TicketPriority, type TicketStatus } from '.
 import { isUuid } from '../../../lib/uuid.ts'
 import { LIMITS, checkPriority, checkStatus, cleanText, supportStaffName } from './ticket-rules.ts'
 import { toTicketDetail, toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket.view.ts'
-import { TicketAlreadyClosed } from './tickets.errors.ts'
+import { TicketAlreadyClosed, TicketNotFound } from './tickets.errors.ts'
 import { countMessages } from './message-counts.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
@@ -59,7 +59,7 @@ const label = (speaker: Speaker) => speaker.kind === 'support' ? `Support (${spe
 export function createTicketsService ({ activity }: { activity: ActivityService }) {
   async function detail (em: EntityManager, id: string): Promise<TicketDetailView> {
     const ticket = isUuid(id) ? await em.findOne(Ticket, { id }, { populate: ['createdBy'], refresh: true }) : null
-    if (ticket === null) throw NotFound('Ticket not found')
+    if (ticket === null) throw TicketNotFound()
     const messages = await em.find(TicketMessage, { ticket: ticket.id }, { orderBy: { createdAt: 'asc', id: 'asc' } })
     return toTicketDetail(ticket, messages)
   }
@@ -67,7 +67,7 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
   /** Row lock: concurrent replies and closes on one ticket take turns, so the last status wins cleanly. */
   async function lockTicket (tx: EntityManager, id: string): Promise<Ticket> {
     const ticket = isUuid(id) ? await tx.findOne(Ticket, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null
-    if (ticket === null) throw NotFound('Ticket not found')
+    if (ticket === null) throw TicketNotFound()
     return ticket
   }
 

@@ -1,6 +1,7 @@
 import { checkOutboundUrl, OutboundUrlError, resolvePublicAddresses, type OutboundPolicy } from '../../../lib/outbound-url.ts'
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts'
-import { WebhookEventsInvalid, WebhookUrlInvalid, WebhookUrlRefused } from './webhooks.errors.ts'
+import { invalidField } from '../../../lib/errors.ts'
+import { WebhookUrlInvalid, WebhookUrlRefused } from './webhooks.errors.ts'
 
 /**
  * An endpoint URL the service will POST to: https, no credentials, no fragment, and a host that
@@ -26,10 +27,11 @@ export async function checkEndpointUrl (raw: string, policy: OutboundPolicy): Pr
   return url.href
 }
 
-/** Known event types, each once, in the catalog's order. */
+/** Known event types, each once, in the catalog's order; anything else is VALIDATION_FAILED listing the known ones. */
 export function checkEvents (events: readonly string[]): string[] {
   const unknown = events.filter((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event))
-  if (unknown.length > 0) throw WebhookEventsInvalid(`Unknown event types: ${unknown.join(', ')}`, { field: 'events', unknown, known: WEBHOOK_EVENT_TYPES })
-  if (events.length === 0) throw WebhookEventsInvalid('Choose at least one event type', { field: 'events', known: WEBHOOK_EVENT_TYPES })
+  const allowed = { allowed: WEBHOOK_EVENT_TYPES }
+  if (unknown.length > 0) throw invalidField('events', `must each be one of: ${WEBHOOK_EVENT_TYPES.join(', ')} (not ${unknown.join(', ')})`, allowed)
+  if (events.length === 0) throw invalidField('events', 'must have at least 1 item', allowed)
   return WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type))
 }

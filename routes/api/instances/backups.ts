@@ -152,7 +152,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'restoreBackup',
       summary: 'Restore a backup over its instance, or as a new instance (admin)',
       description: '`{mode: "new", name, subdomain}` makes a new instance from the backup: it takes one of the plan\'s instance slots, like creating one ' +
-        '(402 `PLAN_INSTANCE_LIMIT_REACHED`, 409 `SUBDOMAIN_TAKEN` / `SUBDOMAIN_RESERVED`, 400 `INSTANCE_INPUT_INVALID`), is created in `restoring`, provisioned, filled with the backup\'s database and filestore, and started; `instance_id` is the new instance. ' +
+        '(402 `PLAN_INSTANCE_LIMIT_REACHED`, 409 `SUBDOMAIN_TAKEN` / `SUBDOMAIN_RESERVED`, 400 `VALIDATION_FAILED`), is created in `restoring`, provisioned, filled with the backup\'s database and filestore, and started; `instance_id` is the new instance. ' +
         'Destructive: `{mode: "replace", confirm: "<instance subdomain>"}` replaces the instance\'s database and filestore with the backup\'s. ' +
         'The archive\'s SHA-256 is checked first (422 `BACKUP_CORRUPT`, nothing changed; an archive kept in a Kubernetes cluster is checked there by the restore Job, and a mismatch leaves the instance on its own data, started again, with the reason in its `status_message`); then the instance goes to `restoring` (202): it is stopped, its database recreated and restored with pg_restore, ' +
         'its filestore replaced, and it is started again. Poll the instance status until `running` (or `error`). 400 `BACKUP_CONFIRMATION_MISMATCH` for a wrong `confirm`; ' +

@@ -18,8 +18,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['settings'],
       operationId: 'updateSettings',
       summary: 'Change company settings',
-      description: 'Partial update, administrators only. Invalid values answer 400 with a per-field code ' +
-        '(INVALID_COUNTRY, INVALID_CURRENCY, INVALID_TIMEZONE, INVALID_LANGUAGE, INVALID_COMPANY_EMAIL, …) and `details.fields[]`; ' +
+      description: 'Partial update, administrators only. Invalid values answer 400 VALIDATION_FAILED naming every failing field in `details.fields[]`, each with a code ' +
+        '(INVALID_COUNTRY, INVALID_CURRENCY, INVALID_TIMEZONE, INVALID_LANGUAGE, INVALID_COMPANY_EMAIL, …); ' +
         'nothing is saved unless every field is valid. Answers the settings after the change.',
       body: SettingsUpdateBody,
       response: responses({ 200: SettingsResponse }, [...AUTHENTICATED, 403, 413, 415])

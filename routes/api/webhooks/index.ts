@@ -5,7 +5,7 @@ import deliveries from './deliveries.ts'
 
 const ADMIN = [...AUTHENTICATED, 403]
 const URL_RULES = '`url` must be https:// with a host that resolves only to public addresses: 400 `WEBHOOK_URL_INVALID` (another scheme, credentials, a fragment, a host that does not resolve) ' +
-  'or 400 `WEBHOOK_URL_REFUSED` (loopback, private, link-local or metadata addresses), `details.field` = `url`. 400 `WEBHOOK_EVENTS_INVALID` for an unknown event type.'
+  'or 400 `WEBHOOK_URL_REFUSED` (loopback, private, link-local or metadata addresses), `details.field` = `url`. 400 `VALIDATION_FAILED` naming `events` and the known types for an unknown event type.'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { webhooks } = fastify

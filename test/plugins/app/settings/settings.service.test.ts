@@ -30,7 +30,7 @@ t.test('loadSettingsView only reads through an EntityManager scoped to that tena
   const a = await signup(app, { company: 'Alpha' })
   const b = await signup(app, { company: 'Beta' })
   t.equal((await loadSettingsView(scopedEntityManager(orm.em, b.user.tenant_id), b.user.tenant_id)).company.name, 'Beta')
-  await t.rejects(loadSettingsView(scopedEntityManager(orm.em, a.user.tenant_id), b.user.tenant_id), { code: 'NOT_FOUND' }, 'another tenant\'s scope cannot see it')
+  await t.rejects(loadSettingsView(scopedEntityManager(orm.em, a.user.tenant_id), b.user.tenant_id), { code: 'COMPANY_NOT_FOUND', statusCode: 404 }, 'another tenant\'s scope cannot see it')
   await t.rejects(loadSettingsView(orm.em.fork(), b.user.tenant_id), /filter 'tenant'/, 'an unscoped EntityManager is refused')
 })
 

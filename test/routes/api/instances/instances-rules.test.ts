@@ -31,8 +31,11 @@ t.test('create: bad input is a 400/409 naming the field, and records nothing', a
   }
   const version = await create({ ...valid, erp_version: '15.0' })
   t.equal(version.statusCode, 400)
-  t.equal(version.json().error.code, 'INSTANCE_INPUT_INVALID')
-  t.same(version.json().error.details.fields[0].allowed, ['16.0', '17.0', '18.0'])
+  t.same(version.json().error, {
+    code: 'VALIDATION_FAILED',
+    message: 'erp_version must be one of: 16.0, 17.0, 18.0',
+    details: { fields: [{ field: 'erp_version', in: 'body', message: 'must be one of: 16.0, 17.0, 18.0', allowed: ['16.0', '17.0', '18.0'] }] }
+  }, 'an ERP version not offered is a validation failure naming the field and the versions offered')
   const backend = await create({ ...valid, backend: 'nomad' })
   t.equal(backend.statusCode, 400)
   t.match(JSON.stringify(backend.json().error), /docker/)

@@ -22,7 +22,7 @@ t.test('the sandbox route pays one of the company\'s references through the webh
   t.match(wrong.json(), { duplicate: false, payment_status: 'failed', activated: false, reason: /Amount 10.00 EUR/ })
   const unknown = await pay({ payment_reference: 'ERP-NOT-OURS' })
   t.equal(unknown.statusCode, 404)
-  t.equal(unknown.json().error.code, 'PAYMENT_REFERENCE_UNKNOWN')
+  t.equal(unknown.json().error.code, 'PAYMENT_REFERENCE_NOT_FOUND')
 
   const right = await pay({ payment_reference: pending.payment_reference })
   t.match(right.json(), { success: true, duplicate: false, payment_status: 'paid', activated: true })
@@ -63,7 +63,7 @@ t.test('ops/payments.ts pay: the operator\'s way to mark a reference paid', asyn
   t.match(short.stdout, /not applied: Amount 12.50 EUR does not match the 49.00 EUR due/)
   const unknown = await paymentsCli(databaseUrl, ['pay', 'ERP-NOBODY'])
   t.equal(unknown.code, 1)
-  t.match(unknown.stderr, /PAYMENT_REFERENCE_UNKNOWN/)
+  t.match(unknown.stderr, /PAYMENT_REFERENCE_NOT_FOUND/)
 
   const paid = await paymentsCli(databaseUrl, ['pay', pending.payment_reference, '--json'])
   t.equal(paid.code, 0, paid.stderr)

@@ -39,7 +39,7 @@ t.test('unknown or disabled providers are 404; an unreadable signed event is a 4
 
   const unknown = await postWebhook(app, { reference: 'ERP-NOBODY', amount: 4900 })
   t.equal(unknown.statusCode, 404)
-  t.equal(unknown.json().error.code, 'PAYMENT_REFERENCE_UNKNOWN')
+  t.equal(unknown.json().error.code, 'PAYMENT_REFERENCE_NOT_FOUND')
   t.same(await app.sql({ text: 'SELECT id FROM payments', values: [] }), [], 'nothing recorded')
 })
 

@@ -46,7 +46,7 @@ t.test('another company cannot see, confirm or pay your subscription', async (t)
   t.equal((await confirm(app, attacker.token, plan.id)).json().error.code, 'SUBSCRIPTION_NOT_FOUND')
   const pay = await app.inject({ method: 'POST', url: '/api/payments/sandbox/pay', headers: bearer(attacker.token), payload: { payment_reference: pending.payment_reference } })
   t.equal(pay.statusCode, 404, 'another company\'s reference is unknown to the sandbox route')
-  t.equal(pay.json().error.code, 'PAYMENT_REFERENCE_UNKNOWN')
+  t.equal(pay.json().error.code, 'PAYMENT_REFERENCE_NOT_FOUND')
 
   await subscribeTo(app, attacker.token, plan.id)
   t.equal((await confirm(app, attacker.token, plan.id)).statusCode, 402, 'the attacker\'s confirm only looks at the attacker\'s own payments')

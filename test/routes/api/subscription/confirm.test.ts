@@ -113,5 +113,5 @@ t.test('subscribing again: unchanged keeps the reference, a change re-quotes und
 
   const stale = await postWebhook(app, { reference: first.payment_reference, amount: 4900 })
   t.equal(stale.statusCode, 404, 'the replaced reference is unknown')
-  t.equal(stale.json().error.code, 'PAYMENT_REFERENCE_UNKNOWN')
+  t.equal(stale.json().error.code, 'PAYMENT_REFERENCE_NOT_FOUND')
 })

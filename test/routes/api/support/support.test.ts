@@ -89,5 +89,5 @@ t.test('queue, thread, reply and close through the operator routes', async (t) =
   }
   const unknown = await app.inject({ method: 'POST', url: `/api/support/tickets/${UNKNOWN}/reply`, headers: staff, payload: { staff_name: 'Sam', message: 'Hi' } })
   t.equal(unknown.statusCode, 404)
-  t.equal(unknown.json().error.code, 'NOT_FOUND')
+  t.equal(unknown.json().error.code, 'TICKET_NOT_FOUND')
 })

@@ -65,11 +65,11 @@ t.test('the service enforces who may do what, whatever the entry point', async (
 
   await t.rejects(app.tickets.close({ em, actor: user }, ticket.id), { code: 'FORBIDDEN' }, 'portal users cannot close')
   await t.rejects(app.tickets.reply({ em, actor: { kind: 'system', tenantId: admin.user.tenant_id, job: 'billing' } }, ticket.id, { message: 'x' }), { code: 'FORBIDDEN' }, 'other system jobs cannot write in tickets')
-  await t.rejects(app.tickets.reply({ em, actor: user }, ticket.id, { message: '   ' }), { code: 'TICKET_INPUT_INVALID', statusCode: 400 }, 'the service trims and checks lengths itself')
-  await t.rejects(app.tickets.create({ em, actor: user }, { subject: 'Help me', description: 'x', priority: 'asap' as never }), { code: 'TICKET_INPUT_INVALID', details: { fields: [{ field: 'priority', allowed: ['low', 'normal', 'high', 'urgent'] }] } })
-  await t.rejects(app.supportDesk.reply(orm.em, ticket.id, '  ', 'Hello'), { code: 'TICKET_INPUT_INVALID' }, 'support staff must give a name')
-  await t.rejects(app.supportDesk.reply(orm.em, ticket.id, 'Sam\u0007', 'Hello'), { code: 'TICKET_INPUT_INVALID' }, 'one line of plain text')
-  await t.rejects(app.supportDesk.reply(orm.em, 'not-a-uuid', 'Sam', 'Hello'), { code: 'NOT_FOUND' })
+  await t.rejects(app.tickets.reply({ em, actor: user }, ticket.id, { message: '   ' }), { code: 'VALIDATION_FAILED', statusCode: 400, details: { fields: [{ field: 'message', in: 'body', message: 'must be between 1 and 10000 characters' }] } }, 'the service trims and checks lengths itself')
+  await t.rejects(app.tickets.create({ em, actor: user }, { subject: 'Help me', description: 'x', priority: 'asap' as never }), { code: 'VALIDATION_FAILED', message: 'priority must be one of: low, normal, high, urgent', details: { fields: [{ field: 'priority', allowed: ['low', 'normal', 'high', 'urgent'] }] } })
+  await t.rejects(app.supportDesk.reply(orm.em, ticket.id, '  ', 'Hello'), { code: 'VALIDATION_FAILED', details: { fields: [{ field: 'staff_name' }] } }, 'support staff must give a name')
+  await t.rejects(app.supportDesk.reply(orm.em, ticket.id, 'Sam\u0007', 'Hello'), { code: 'VALIDATION_FAILED', details: { fields: [{ field: 'staff_name' }] } }, 'one line of plain text')
+  await t.rejects(app.supportDesk.reply(orm.em, 'not-a-uuid', 'Sam', 'Hello'), { code: 'TICKET_NOT_FOUND', statusCode: 404 })
   t.equal((await getTicket(app, admin.token, ticket.id)).json().ticket.message_count, 1, 'nothing was written')
 })
 

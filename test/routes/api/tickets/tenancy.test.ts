@@ -23,7 +23,7 @@ t.test('another tenant\'s ticket answers 404 for every route and changes nothing
 
     const reply = await replyTo(app, intruder.token, bobs.id, 'Let me in')
     t.equal(reply.statusCode, 404, `${role}: POST reply (would even reopen it)`)
-    t.equal(reply.json().error.code, 'NOT_FOUND')
+    t.equal(reply.json().error.code, 'TICKET_NOT_FOUND')
   }
 
   t.same(await snapshot(orm, bobs.id), before, 'bob\'s ticket and thread are unchanged')

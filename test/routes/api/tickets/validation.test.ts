@@ -19,7 +19,7 @@ t.test('a wrong priority or status is a 400 that lists the allowed values', asyn
   t.equal(create.statusCode, 400)
   const error = create.json().error
   t.equal(error.code, 'VALIDATION_FAILED')
-  t.match(error.details.fields[0], { field: 'priority', in: 'body', message: 'must be equal to one of the allowed values' })
+  t.match(error.details.fields[0], { field: 'priority', in: 'body', message: `must be one of: ${PRIORITIES.join(', ')}` })
   t.same(error.details.fields[0].allowed, PRIORITIES)
 
   for (const [query, field, allowed] of [['status=pending', 'status', STATUSES], ['priority=asap', 'priority', PRIORITIES]] as const) {
@@ -80,5 +80,5 @@ t.test('pagination and ids are validated', async (t) => {
   t.match(notUuid.json().error.details.fields[0], { field: 'id', in: 'params' })
   const unknown = await app.inject({ method: 'GET', url: '/api/tickets/00000000-0000-4000-8000-000000000000', headers: bearer(token) })
   t.equal(unknown.statusCode, 404)
-  t.equal(unknown.json().error.code, 'NOT_FOUND')
+  t.equal(unknown.json().error.code, 'TICKET_NOT_FOUND')
 })
