@@ -8,7 +8,7 @@ function newAjv (coerceTypes: boolean | 'array') {
   // after the type check, and strictNumbers would then skip the bounds that refuse it (every integer
   // has them: schemas/common.ts); plugins/app/http refuses what is still not finite after validation.
   // verbose: each error carries its failing schema, which the messages for people read
-  // (plugins/app/http/validation-messages.ts: bounds, allowed values, `patternMessage`).
+  // (plugins/app/http/validation-messages.ts: bounds, allowed values, `x-pattern-message`).
   const ajv = new Ajv({ allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: false, strictNumbers: coerceTypes === false })
   addFormats.default(ajv)
   return ajv

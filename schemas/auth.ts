@@ -15,14 +15,14 @@ export const Subdomain = Type.String({
   minLength: 3,
   maxLength: 40,
   pattern: SUBDOMAIN_PATTERN,
-  patternMessage: `must be ${SUBDOMAIN_RULE}`,
+  'x-pattern-message': `must be ${SUBDOMAIN_RULE}`,
   description: `DNS label: ${SUBDOMAIN_RULE}; not reserved (www, api, admin, portal, mail, …)`
 })
 
 export const SignupBody = Type.Object({
-  company: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', patternMessage: 'must not be blank', description: 'Company (tenant) name' }),
+  company: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', 'x-pattern-message': 'must not be blank', description: 'Company (tenant) name' }),
   subdomain: Subdomain,
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', patternMessage: 'must not be blank', description: 'Full name of the first administrator' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', 'x-pattern-message': 'must not be blank', description: 'Full name of the first administrator' }),
   email: Email,
   password: Password
 }, { additionalProperties: false })

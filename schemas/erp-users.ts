@@ -22,7 +22,7 @@ export const ErpUserListResponse = Success({ users: Type.Array(ref(ErpUser), { d
 
 export const InstanceInviteBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Who to invite; becomes their ERP login (and their portal login if they have no account)' }),
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', patternMessage: 'must not be blank', description: 'Their full name' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', 'x-pattern-message': 'must not be blank', description: 'Their full name' }),
   role: InviteRole
 }, { additionalProperties: false })
 

@@ -9,13 +9,13 @@ export const InstanceState = Type.Enum(INSTANCE_STATES, {
 })
 const Backend = Type.Enum(INSTANCE_BACKENDS, { description: 'Where it runs: `docker` or `kubernetes`' })
 const Nullable = <T extends ReturnType<typeof Type.String>> (schema: T) => Type.Union([schema, Type.Null()])
-const Minute = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}$', patternMessage: 'must be a UTC time written YYYY-MM-DD HH:MM', description: '`YYYY-MM-DD HH:MM`, UTC' })
+const Minute = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}$', 'x-pattern-message': 'must be a UTC time written YYYY-MM-DD HH:MM', description: '`YYYY-MM-DD HH:MM`, UTC' })
 
 export const CreateInstanceBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100, description: 'Display name, 1-100 characters' }),
   subdomain: Type.String({
     pattern: SUBDOMAIN_PATTERN,
-    patternMessage: `must be ${SUBDOMAIN_RULE}`,
+    'x-pattern-message': `must be ${SUBDOMAIN_RULE}`,
     description: 'DNS label, 3-40 characters: lowercase letters, digits and inner hyphens; not reserved (www, api, admin, portal, mail, …); unique across all companies'
   }),
   erp_version: Type.String({ minLength: 1, maxLength: 20, description: 'One of the configured ERP versions (ERP_VERSIONS; default 16.0, 17.0, 18.0)' }),

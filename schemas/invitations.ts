@@ -6,7 +6,7 @@ const Timestamp = Type.String({ format: 'date-time' })
 
 export const InviteBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254, description: 'Who to invite; becomes their login' }),
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', patternMessage: 'must not be blank', description: 'Their full name' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', 'x-pattern-message': 'must not be blank', description: 'Their full name' }),
   role: Role,
   instance_id: Type.Optional(Type.Union([InstanceId, Type.Null()], { description: 'An instance of this company the invitation is about' }))
 }, { additionalProperties: false })

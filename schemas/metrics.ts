@@ -42,7 +42,7 @@ export const MetricsHistoryQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'End of the range, excluded, ISO 8601 (default: now)' })),
   step: Type.Optional(Type.String({
     pattern: STEP_PATTERN,
-    patternMessage: 'must be a whole number followed by s, m, h or d, such as 5m',
+    'x-pattern-message': 'must be a whole number followed by s, m, h or d, such as 5m',
     default: '5m',
     description: 'Bucket width: a whole number and s, m, h or d (default 5m). At most 1,000 buckets per answer: a finer step answers 400 METRICS_TOO_MANY_POINTS naming the allowed one'
   }))

@@ -8,7 +8,7 @@ import { BigInt53, Id, Int4, Pagination, ref, Success } from './common.ts'
  * surrogate), into a page and into PostgreSQL. Empty on the login page means "only sign in".
  */
 const TransactionText = (minLength: number, description: string) =>
-  Type.String({ minLength, maxLength: 255, pattern: PRINTABLE_PATTERN, patternMessage: 'must not contain control characters or lone surrogates', description })
+  Type.String({ minLength, maxLength: 255, pattern: PRINTABLE_PATTERN, 'x-pattern-message': 'must not contain control characters or lone surrogates', description })
 
 const Transaction = TransactionText(1, 'The authorization transaction (interaction id) the auth server sent the person to the login page with')
 const PageTransaction = TransactionText(0, 'Set by the auth server; without it the page only signs in. No control characters, no lone surrogates.')
@@ -62,7 +62,7 @@ export const Grant = Type.Object({
 export const GrantListResponse = Success({ grants: Type.Array(ref(Grant)) }, { $id: 'GrantListResponse' })
 
 export const GrantIdParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', patternMessage: 'must contain only letters, digits, hyphens and underscores', description: 'Grant id' })
+  id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', 'x-pattern-message': 'must contain only letters, digits, hyphens and underscores', description: 'Grant id' })
 })
 
 export const GrantAccessBody = Type.Object({

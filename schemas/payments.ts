@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { FiniteNumber, Success } from './common.ts'
 
 export const WebhookParams = Type.Object({
-  provider: Type.String({ pattern: '^[a-z0-9_-]{1,40}$', patternMessage: 'must be 1 to 40 lowercase letters, digits, hyphens or underscores', description: 'An enabled provider (PAYMENT_PROVIDERS), e.g. sandbox' })
+  provider: Type.String({ pattern: '^[a-z0-9_-]{1,40}$', 'x-pattern-message': 'must be 1 to 40 lowercase letters, digits, hyphens or underscores', description: 'An enabled provider (PAYMENT_PROVIDERS), e.g. sandbox' })
 })
 
 export const WebhookResponse = Success({

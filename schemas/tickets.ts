@@ -72,7 +72,7 @@ export const SupportTokenHeaders = Type.Object({
   'x-support-token': Type.String({ description: 'The value of SUPPORT_API_TOKEN' })
 })
 
-const StaffName = Type.String({ minLength: LIMITS.staffName.min, maxLength: LIMITS.staffName.max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', patternMessage: 'must be one line without control characters', description: 'The staff member, shown to the customer as the author; one line' })
+const StaffName = Type.String({ minLength: LIMITS.staffName.min, maxLength: LIMITS.staffName.max, pattern: '^[^\\u0000-\\u001f\\u007f]*$', 'x-pattern-message': 'must be one line without control characters', description: 'The staff member, shown to the customer as the author; one line' })
 
 export const TenantRef = Type.Object({ id: Id, subdomain: Type.String(), name: Type.String() }, { $id: 'TenantRef' })
 

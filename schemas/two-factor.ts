@@ -2,9 +2,9 @@ import { Type } from 'typebox'
 import { Int4, Success } from './common.ts'
 import { LoginResponse } from './auth.ts'
 
-const TotpCode = Type.String({ minLength: 6, maxLength: 12, pattern: '^[0-9 ]+$', patternMessage: 'must contain only digits', description: 'The 6-digit code of the authenticator app (spaces are ignored)', examples: ['123456'] })
+const TotpCode = Type.String({ minLength: 6, maxLength: 12, pattern: '^[0-9 ]+$', 'x-pattern-message': 'must contain only digits', description: 'The 6-digit code of the authenticator app (spaces are ignored)', examples: ['123456'] })
 const RecoveryCodeText = Type.String({ minLength: 10, maxLength: 32, description: 'One of the recovery codes shown when the factor was turned on (case and hyphens are ignored)', examples: ['abcde-fghjk'] })
-const Challenge = Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', patternMessage: 'must contain only letters, digits, hyphens and underscores', description: 'The `challenge` from the `details` of the login answer' })
+const Challenge = Type.String({ minLength: 43, maxLength: 43, pattern: '^[A-Za-z0-9_-]+$', 'x-pattern-message': 'must contain only letters, digits, hyphens and underscores', description: 'The `challenge` from the `details` of the login answer' })
 
 export const TwoFactorStatusResponse = Success({
   two_factor: Type.Object({

@@ -20,7 +20,7 @@ export const UserResponse = Success({ user: ref(UserItem) }, { $id: 'UserRespons
 
 export const CreateUserBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', patternMessage: 'must not be blank', description: 'Not blank' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', 'x-pattern-message': 'must not be blank', description: 'Not blank' }),
   password: Type.String({ minLength: 10, maxLength: 256, description: 'At least 10 characters, not the e-mail address' })
 }, { additionalProperties: false })
 

@@ -3,7 +3,7 @@
  * path ("company.name"), saying what the field must be: "is required", "must be one of:
  * low, normal, high", "must be between 3 and 200 characters". Never ajv's own wording
  * ("must have required property 'x'"), never a raw regular expression: a `pattern` is
- * described by the schema's `patternMessage` (a keyword of ours that ajv ignores), or
+ * described by the schema's `x-pattern-message` (a keyword of ours that ajv ignores), or
  * generically. Reads the failing schema from `parentSchema` (ajv's `verbose` option,
  * lib/validation.ts) where there is one, and the error's `params` otherwise.
  */
@@ -139,7 +139,7 @@ function describe (issue: ValidationIssue, all: ValidationIssue[]): { field: str
     case 'format':
       return { field, message: `must be ${FORMAT_NAMES[String(params.format)] ?? `a valid ${String(params.format)}`}` }
     case 'pattern':
-      return { field, message: typeof schema.patternMessage === 'string' ? schema.patternMessage : 'is not in the expected format' }
+      return { field, message: typeof schema['x-pattern-message'] === 'string' ? schema['x-pattern-message'] : 'is not in the expected format' }
     case 'uniqueItems':
       return { field, message: 'must not contain the same item twice' }
     case 'not':
@@ -192,7 +192,7 @@ function describeUnion (issue: ValidationIssue, schema: Schema, all: ValidationI
   return { message: 'does not match any of the allowed forms' }
 }
 
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$id', '$comment', 'patternMessage'])
+const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$id', '$comment', 'x-pattern-message'])
 function isConstraint (key: string): boolean {
   return !ANNOTATIONS.has(key)
 }

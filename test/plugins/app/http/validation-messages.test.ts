@@ -70,7 +70,7 @@ t.test('for any list of ajv errors: one entry per field, no ajv wording, no regu
 })
 
 const Schema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 20, pattern: '\\S', patternMessage: 'must not be blank' }),
+  name: Type.String({ minLength: 1, maxLength: 20, pattern: '\\S', 'x-pattern-message': 'must not be blank' }),
   code: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
   priority: Type.Union([Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')]),
   role: Type.Optional(Type.Enum(['admin', 'user'])),
@@ -115,8 +115,8 @@ t.test('what each kind of failure says', async (t) => {
   t.equal(validationBody(validate.errors ?? [], 'body').message, 'name is required; priority is required')
 
   const wrong = say({ name: ' ', code: 'abc', priority: 'asap', role: 'owner', count: 0, email: 'nope', extra: 1, tags: ['a', 'a', 'b', 'c'] })
-  t.same(wrong.name, { field: 'name', in: 'body', message: 'must not be blank' }, 'a pattern says what it means, from the schema\'s patternMessage')
-  t.equal(wrong.code!.message, 'is not in the expected format', 'a pattern without a patternMessage: no regex shown')
+  t.same(wrong.name, { field: 'name', in: 'body', message: 'must not be blank' }, 'a pattern says what it means, from the schema\'s x-pattern-message')
+  t.equal(wrong.code!.message, 'is not in the expected format', 'a pattern without an x-pattern-message: no regex shown')
   t.same(wrong.priority, { field: 'priority', in: 'body', message: 'must be one of: low, normal, high', allowed: ['low', 'normal', 'high'] }, 'a union of literals collapses into one issue')
   t.same(wrong.role, { field: 'role', in: 'body', message: 'must be one of: admin, user', allowed: ['admin', 'user'] })
   t.equal(wrong.count!.message, 'must be between 1 and 100')
