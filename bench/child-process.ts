@@ -42,7 +42,9 @@ const STOP_TIMEOUT_MS = 10_000
 
 /** Parent side: starts `file` under the same Node and waits for it to listen. */
 export function startServer (file: URL, env: Record<string, string>): Promise<RunningServer> {
-  const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  // stdout to /dev/null: the app's JSON log lines (the cost of writing them is the child's and is measured; a
+  // terminal full of them is not wanted). stderr stays, for a child's failures.
+  const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
 
   const stop = async (): Promise<void> => {
