@@ -2,7 +2,7 @@
  * The real app as the bench's child servers run it: on the already migrated bench database
  * (BENCH_CHILD_DATABASE_URL, pool of BENCH_POOL_MAX), no demo seed, listening on a free loopback
  * port. Logging is `npm start`'s own default (LOG_LEVEL unset: info, one access line per request,
- * JSON on stdout, which bench/child-process.ts points at /dev/null) unless BENCH_LOG_LEVEL names
+ * JSON on stdout, which bench/child-process.ts pipes to a reader that drops it) unless BENCH_LOG_LEVEL names
  * another level (`silent`: the labelled second row set of `npm run bench`).
  * `settings` adds or overrides configuration for one scenario.
  */

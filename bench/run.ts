@@ -19,7 +19,7 @@
  * rounds (bench/backup-download.ts).
  *
  * Logging: the app's main rows run it with `npm start`'s default logging (LOG_LEVEL info: one
- * access line per request, JSON to the child's stdout, which is /dev/null). BENCH_LOG_LEVEL runs
+ * access line per request, JSON to the child's stdout, a pipe read by a process that drops it). BENCH_LOG_LEVEL runs
  * them at another level and labels them `[LOG_LEVEL=...]`; BENCH_SILENT_ROWS=1 adds, after the
  * main rows, a second set with logging off, labelled `[LOG_LEVEL=silent]`.
  */
