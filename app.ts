@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import autoload from '@fastify/autoload'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { MikroORM } from '@mikro-orm/postgresql'
@@ -10,6 +10,7 @@ import { sendError, toErrorBody } from './plugins/app/http/envelope.ts'
 import { recordRoutes } from './lib/route-table.ts'
 import type { AuthServerProcess } from './lib/auth-server-process.ts'
 import { createAuthServerUpstream } from './lib/auth-server-upstream.ts'
+import { AccessLogController } from './lib/access-log.ts'
 
 export interface AppOptions {
   config: AppConfig
@@ -36,7 +37,8 @@ export async function buildApp ({ config, orm, logger, authServer }: AppOptions)
     bodyLimit: config.BODY_LIMIT,
     trustProxy: config.TRUST_PROXY,
     genReqId: requestId,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One access line per request instead of Fastify's two (lib/access-log.ts).
+    logController: new AccessLogController({ requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
     // Errors raised before routing (malformed URL, over-long path segment) get the envelope too.
     frameworkErrors: (error, request, reply) => {

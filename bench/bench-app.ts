@@ -1,7 +1,10 @@
 /**
  * The real app as the bench's child servers run it: on the already migrated bench database
- * (BENCH_CHILD_DATABASE_URL, pool of BENCH_POOL_MAX), logging silenced, no demo seed, listening
- * on a free loopback port. `settings` adds or overrides configuration for one scenario.
+ * (BENCH_CHILD_DATABASE_URL, pool of BENCH_POOL_MAX), no demo seed, listening on a free loopback
+ * port. Logging is `npm start`'s own default (LOG_LEVEL unset: info, one access line per request,
+ * JSON on stdout, which bench/child-process.ts pipes to a reader that drops it) unless BENCH_LOG_LEVEL names
+ * another level (`silent`: the labelled second row set of `npm run bench`).
+ * `settings` adds or overrides configuration for one scenario.
  */
 import { MikroORM } from '@mikro-orm/postgresql'
 import type { FastifyInstance } from 'fastify'
@@ -27,7 +30,7 @@ export async function startBenchApp (settings: Record<string, unknown> = {}): Pr
     // Listening on port 0, the port is not known yet; BASE_URL only names the token issuer, the
     // CORS origin and the OpenAPI server here.
     BASE_URL: 'http://127.0.0.1',
-    LOG_LEVEL: 'silent',
+    ...(process.env.BENCH_LOG_LEVEL === undefined || process.env.BENCH_LOG_LEVEL === '' ? {} : { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }),
     SEED_DEMO: 'false',
     DB_POOL_MAX: poolMax,
     ...settings

@@ -9,7 +9,10 @@
  * authorization codes before a measured run): `{ type: 'call', id, name, payload }`
  * is answered by `{ type: 'answer', id, result }` or `{ type: 'answer', id, error }`.
  */
-import { fork } from 'node:child_process'
+import { execFileSync, fork, spawn } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export interface ReadyMessage {
   type: 'ready'
@@ -40,9 +43,33 @@ interface AnswerMessage {
 const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 10_000
 
+/**
+ * The children's stdout: a pipe (a FIFO, so that the child's end blocks as a pipe from a container
+ * runtime does) read by a process of its own that throws it away, as a log collector reads
+ * `npm start`'s. The app's JSON log lines cost the child its writes to a pipe, measured, and fill
+ * no terminal. stderr stays on the terminal, for a child's failures.
+ */
+function logSink (): { fd: number, handedOver: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'erp-bench-stdout-'))
+  const fifo = join(dir, 'stdout')
+  execFileSync('mkfifo', [fifo])
+  // The reader first: opening a FIFO for writing waits for one. It ends at EOF, when the child has exited.
+  spawn('sh', ['-c', 'exec cat "$0" > /dev/null', fifo], { stdio: 'ignore' }).unref()
+  const fd = openSync(fifo, 'w')
+  return {
+    fd,
+    handedOver: () => {
+      closeSync(fd)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
 /** Parent side: starts `file` under the same Node and waits for it to listen. */
 export function startServer (file: URL, env: Record<string, string>): Promise<RunningServer> {
-  const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const stdout = logSink()
+  const child = fork(file, [], { env: { ...process.env, ...env }, stdio: ['ignore', stdout.fd, 'inherit', 'ipc'] })
+  stdout.handedOver()
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
 
   const stop = async (): Promise<void> => {

@@ -17,6 +17,11 @@
  * BENCH_LOG_LINES_PER_SECOND (200: the log fan-out scenario's write rate, bench/log-fanout.ts),
  * BENCH_BACKUP_MB (256) and BENCH_BACKUP_ROUNDS (3): the backup download scenario's archive size and
  * rounds (bench/backup-download.ts).
+ *
+ * Logging: the app's main rows run it with `npm start`'s default logging (LOG_LEVEL info: one
+ * access line per request, JSON to the child's stdout, a pipe read by a process that drops it). BENCH_LOG_LEVEL runs
+ * them at another level and labels them `[LOG_LEVEL=...]`; BENCH_SILENT_ROWS=1 adds, after the
+ * main rows, a second set with logging off, labelled `[LOG_LEVEL=silent]`.
  */
 import autocannon, { type Options } from 'autocannon'
 import { createBenchDatabase, provideServer, type BenchDatabase, type DatabaseServer } from './database.ts'
@@ -45,6 +50,8 @@ const warmupSeconds = setting('BENCH_WARMUP', 2)
 const poolMax = setting('BENCH_POOL_MAX', 10)
 const tokenExpectedRps = setting('BENCH_TOKEN_RPS', 3000)
 const only = process.env.BENCH_ONLY
+const logLevel = process.env.BENCH_LOG_LEVEL === '' ? undefined : process.env.BENCH_LOG_LEVEL
+const silentPass = process.env.BENCH_SILENT_ROWS === '1' && logLevel !== 'silent'
 const selected = (name: string) => only === undefined || only.split(',').some((part) => name.includes(part))
 
 /** One scenario's run, and the CPU time its server spent on the measured requests (the warm-up left out). */
@@ -103,8 +110,11 @@ async function withServer<T> (file: string, env: Record<string, string>, use: (s
 // each one: a scenario's ratio is against the mean of the baseline runs on either
 // side of it. This machine's speed drifts by a quarter over minutes; a scenario
 // measured between two baseline runs is compared with what the machine did then.
-async function measureAppScenarios (childEnv: Record<string, string>): Promise<Measurement[]> {
+async function measureAppScenarios (childEnv: Record<string, string>, label = ''): Promise<Measurement[]> {
   if (!appScenarioNames().some(selected)) return []
+  const labelled = (scenario: Scenario): Scenario => label === ''
+    ? scenario
+    : { ...scenario, name: `${scenario.name} ${label}`, ...(scenario.versus === undefined ? {} : { versus: `${scenario.versus} ${label}` }) }
   // The auth server issues the MCP scenario's access token; the app checks it against its JWKS.
   return withServer('./oauth-ours-server.ts', childEnv, async (auth) => withServer('./app-server.ts', { ...childEnv, BENCH_AUTH_PORT: new URL(auth.url).port }, async (app) => {
     const session = await signup(app.url)
@@ -118,11 +128,11 @@ async function measureAppScenarios (childEnv: Record<string, string>): Promise<M
     await prepareMetrics(database!.url, session.user.tenant_id, tenant.instanceId)
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
-      const baselineRun = async (label: string) =>
-        toMeasurement('baseline', { ...reference, name: `${reference.name} (${label})` }, await measure(bare, reference))
+      const baselineRun = async (when: string) =>
+        toMeasurement('baseline', { ...reference, name: `${reference.name} (${when}${label === '' ? '' : ` ${label}`})` }, await measure(bare, reference))
       let before = await baselineRun('first')
       const results: Measurement[] = [before]
-      for (const scenario of appScenarios(session, tenant).filter((s) => selected(s.name))) {
+      for (const scenario of appScenarios(session, tenant).filter((s) => selected(s.name)).map(labelled)) {
         const result = await measure(app, scenario)
         const after = await baselineRun(`after ${scenario.name}`)
         const mean = (before.requestsPerSecond + after.requestsPerSecond) / 2
@@ -168,7 +178,11 @@ try {
   log(`${dbServer.description}, database ${database.name} (migrated)`)
   const childEnv = { BENCH_CHILD_DATABASE_URL: database.url, BENCH_POOL_MAX: String(poolMax) }
 
-  const measurements = relate([...await measureAppScenarios(childEnv), ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv), ...await measureBackupDownloadScenario(childEnv)])
+  // The main rows: the app logging as `npm start` does by default (or at BENCH_LOG_LEVEL, which then labels them).
+  const mainLabel = logLevel === undefined ? '' : `[LOG_LEVEL=${logLevel}]`
+  const mainRows = await measureAppScenarios(childEnv, mainLabel)
+  const silentRows = silentPass ? await measureAppScenarios({ ...childEnv, BENCH_LOG_LEVEL: 'silent' }, '[LOG_LEVEL=silent]') : []
+  const measurements = relate([...mainRows, ...silentRows, ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv), ...await measureBackupDownloadScenario(childEnv)])
   if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)

@@ -30,7 +30,7 @@ export const SERVICE_SECTIONS = {
     TRUST_PROXY: Type.Boolean({ default: false, description: 'Set to true behind a reverse proxy or ingress, so client IPs come from X-Forwarded-For.' }),
     LOG_LEVEL: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-      { default: 'info', description: 'Least severe level of the log lines written (JSON on stdout).', examples: ['debug'] }
+      { default: 'info', description: 'Least severe level of the log lines written (JSON on stdout). At info, one access line per request; successful health probes, status polls and scrapes log at debug.', examples: ['debug'] }
     )
   },
   Database: {

@@ -3,6 +3,7 @@ import { defineError, isAppError } from '../../../lib/errors.ts'
 import { findUnstorableText } from '../../../lib/storable-text.ts'
 import { describeIssues, type ValidationIssue } from './validation-messages.ts'
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../../../lib/database-unavailable.ts'
+import { noteErrorCode } from '../../../lib/access-log.ts'
 
 export const InvalidCharacter = defineError('INVALID_CHARACTER', 'Input contains a character that is not allowed', 400)
 
@@ -22,6 +23,7 @@ export interface ErrorBody {
 
 /** The one shape of every REST error: `{ success: false, error: { code, message, details? }, request_id }`. */
 export function sendError (reply: FastifyReply, status: number, error: ErrorBody): FastifyReply {
+  noteErrorCode(reply, error.code)
   return reply.code(status).send({ success: false, error, request_id: reply.request.id })
 }
 

@@ -37,8 +37,8 @@ export default fp(async (fastify) => {
       request.log.warn({ err: error }, 'database unavailable')
       return sendError(reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)), status, body)
     }
+    // The stack of a 5xx on a line of its own; a 4xx is told by the request's access line (lib/access-log.ts).
     if (status >= 500) request.log.error({ err: error }, 'request failed')
-    else request.log.info({ code: body.code, status }, body.message)
     return sendError(reply, status, body)
   })
 

@@ -82,7 +82,6 @@ export default fp(async (fastify) => {
     log: fastify.log.child({ component: 'erp' })
   })
   const service = createInstancesService({
-    sql: fastify.sql,
     jobs: fastify.jobs,
     limits: fastify.limits,
     backends,

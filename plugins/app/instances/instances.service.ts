@@ -3,8 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Actor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
-import type { Sql } from '../../../lib/sql.ts'
-import { tenantSql } from '../../../lib/tenant-sql.ts'
 import { ACROSS_TENANTS } from '../../../database/tenancy.ts'
 import type { Jobs } from '../../external/jobs.ts'
 import type { LimitsService } from '../limits/limits.service.ts'
@@ -25,7 +23,6 @@ import { visibleInstances } from '../../../lib/agent-capabilities.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InstancesServiceDeps {
-  sql: Sql
   jobs: Pick<Jobs, 'send' | 'wake'>
   limits: LimitsService
   backends: BackendRegistry
@@ -43,7 +40,7 @@ export type LifecycleAction = Exclude<InstanceAction, 'provision'>
 
 /** Instances of a tenant: records, lifecycle requests and the jobs that carry them out. */
 export function createInstancesService (deps: InstancesServiceDeps) {
-  const { sql, jobs, limits, backends, databases, transitions, instancesDomain } = deps
+  const { jobs, limits, backends, databases, transitions, instancesDomain } = deps
 
   async function load (em: EntityManager, id: number, lock = false): Promise<Instance> {
     const instance = await em.findOne(Instance, id, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {})
@@ -112,11 +109,11 @@ export function createInstancesService (deps: InstancesServiceDeps) {
   }
 
   return {
-    async list ({ actor }: Pick<CallScope, 'actor'>): Promise<InstanceSummaryView[]> {
-      const rows = await tenantSql(sql, actor.tenantId)<InstanceSummaryRow>(LIST_INSTANCES)
+    /** `read` is `auth.sessionSql` for a request (the token checked in the same statement) or `callerSql` for an actor. */
+    async list ({ read }: Pick<CallScope, 'read'>): Promise<InstanceSummaryView[]> {
+      const { actor, rows } = await read<InstanceSummaryRow>(LIST_INSTANCES)
       // An agent bound to some instances sees those alone (lib/agent-capabilities.ts).
-      const visible = actor.kind === 'system' ? rows : visibleInstances(actor, rows, (row) => row.id)
-      return visible.map((row) => toInstanceSummary(row, instancesDomain))
+      return visibleInstances(actor, rows, (row) => row.id).map((row) => toInstanceSummary(row, instancesDomain))
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {

@@ -18,6 +18,7 @@ const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('', {
+    config: { auth: 'portal-inline' },
     schema: {
       tags: ['instances'],
       operationId: 'listInstances',

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build } from '../../../support/build.ts'
 import { addMember, bearer, signup } from '../../../support/accounts.ts'
-import { instanceRow, recordInstance } from '../../../support/instance-rows.ts'
+import { instanceRow, recordInstance, recordInstances } from '../../../support/instance-rows.ts'
 import { statementsDuring } from '../../../support/statements.ts'
 import { captureLog } from '../../../support/log-capture.ts'
 
@@ -138,6 +138,33 @@ t.test('status: ETag and If-None-Match answer 304 until the state changes', asyn
   t.equal(revoked.json().error.code, 'TOKEN_INVALID')
   const forged = await app.inject({ method: 'GET', url: `/api/instances/${id}/status`, headers: bearer(`${admin.token}x`) })
   t.equal(forged.statusCode, 401)
+})
+
+t.test('list: one statement, the token check included, however many instances; fresh on every call', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const list = async () => {
+    let answer: Awaited<ReturnType<typeof app.inject>> | undefined
+    const statements = await statementsDuring(app, async () => {
+      answer = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
+    })
+    if (answer === undefined || answer.statusCode !== 200) throw new Error(answer?.body ?? 'no answer')
+    return { statements, ids: answer.json().instances.map((i: { id: number }) => i.id) as number[] }
+  }
+  await recordInstances(app, admin.user.tenant_id, { count: 3 })
+  const few = await list()
+  t.same(few.statements, ['session:instances-list'], 'one statement, the token check included')
+  t.equal(few.ids.length, 3)
+  await recordInstances(app, admin.user.tenant_id, { count: 40 })
+  const many = await list()
+  t.same(many.statements, ['session:instances-list'], 'still one with 43 instances')
+  t.equal(many.ids.length, 43, 'the instances recorded since the last call are there')
+  await app.sql({ text: "UPDATE instances SET created_at = now() + interval '1 minute' WHERE id = $1", values: [few.ids[2]] })
+  t.equal((await list()).ids[0], few.ids[2], 'newest first, as read on this call')
+
+  await app.inject({ method: 'POST', url: '/api/logout', headers: bearer(admin.token) })
+  const after = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
+  t.equal(after.statusCode, 401, 'a revoked session is refused by that same statement')
 })
 
 t.test('lifecycle rules: no-ops answer 200, other transitions 409, delete is for admins', async (t) => {
