@@ -6,17 +6,21 @@ import type { FastifyInstance } from 'fastify'
  * text), recorded on the client class of the ORM's own pool: MikroORM brings
  * its own copy of pg, and the hot-path SQL shares that pool. The job
  * workers' statements (pg-boss polls its queues, all in the `pgboss` schema,
- * and mail delivery) are left out: they are not the caller's doing.
+ * mail delivery, the webhook fan-out's look for new events) are left out: they
+ * are not the caller's doing. So is everything else their connection sent
+ * meanwhile (the BEGIN and COMMIT around the fan-out's look).
  */
 export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
   const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
   const prototype = pool.Client.prototype
   const original = prototype.query
-  const seen: string[] = []
+  const seen: Array<{ client: pg.Client, label: string }> = []
+  const background = new Set<pg.Client>()
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const statement = args[0] as { name?: string, text?: string } | string
     const label = typeof statement === 'string' ? statement : statement.name ?? statement.text ?? ''
-    if (!label.includes('mail_outbox') && !label.includes('pgboss.')) seen.push(label)
+    if (BACKGROUND.some((mark) => label.includes(mark))) background.add(this)
+    else seen.push({ client: this, label })
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original
   try {
@@ -24,5 +28,8 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
   } finally {
     prototype.query = original
   }
-  return seen
+  return seen.filter((entry) => !background.has(entry.client)).map((entry) => entry.label)
 }
+
+/** What only the job workers send. */
+const BACKGROUND = ['mail_outbox', 'pgboss.', 'webhook_events']
