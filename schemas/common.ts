@@ -1,4 +1,6 @@
 import { Type, type Static, type TNumberOptions, type TSchema, type TUnsafe } from 'typebox'
+import { TokenInvalid, TokenMissing } from '../plugins/app/auth/auth.errors.ts'
+import { errorResponses, type ErrorDeclaration } from './error-responses.ts'
 
 /** PostgreSQL `integer` (int4): the largest value the column holds. */
 export const INT4_MAX = 2_147_483_647
@@ -94,25 +96,23 @@ export function ref<T extends TSchema> (schema: T): TUnsafe<Static<T>> {
   return Type.Unsafe<Static<T>>({ ...inline, [COMPONENT_MARK]: id })
 }
 
-const ErrorRef = Type.Ref('ErrorEnvelope')
-
 /** A route's response: a component by reference, anything else as it is. */
 function referenced (schema: TSchema): TSchema {
   return typeof (schema as { $id?: unknown }).$id === 'string' ? ref(schema) : schema
 }
 
 /**
- * Response map for a route: the given success statuses plus the error
- * statuses every route can answer (validation, auth, rate limit, server).
+ * Response map for a route: the given success statuses, and its error answers from what it
+ * declares it refuses with: errors of lib/errors.ts (each adds its code under its status) or
+ * bare statuses; validation, the database and server faults are added for every route
+ * (schemas/error-responses.ts).
  */
-export function responses<T extends Record<number, TSchema>> (success: T, errorStatuses: number[] = []) {
-  const errors: Record<number, TSchema> = {}
-  // 503: any route that reads the database answers DATABASE_UNAVAILABLE while it cannot be reached.
-  for (const status of [400, 500, 503, ...errorStatuses]) errors[status] = ErrorRef
+export function responses<T extends Record<number, TSchema>> (success: T, refusals: ErrorDeclaration[] = []) {
+  const errors = errorResponses(refusals)
   const successes: Record<number, TSchema> = {}
   for (const [status, schema] of Object.entries(success)) successes[Number(status)] = referenced(schema)
   return { ...errors, ...successes } as T & Record<number, TSchema>
 }
 
-/** Error statuses of an authenticated route. */
-export const AUTHENTICATED = [401]
+/** What an authenticated route answers without a valid portal token (plugins/app/auth). */
+export const AUTHENTICATED: ErrorDeclaration[] = [TokenMissing, TokenInvalid]

@@ -5,6 +5,7 @@ import { authModeOf, securityOf } from '../../lib/route-auth.ts'
 import { componentSchemas } from '../../lib/openapi/components.ts'
 import { hoistComponents } from '../../lib/openapi/hoist-components.ts'
 import { ErrorEnvelope } from '../../schemas/common.ts'
+import { ERROR_CODES_KEY } from '../../schemas/error-responses.ts'
 import { securitySchemes } from '../../lib/openapi/security-schemes.ts'
 import { TAGS, X_TAG_GROUPS } from '../../lib/openapi/tags.ts'
 
@@ -27,8 +28,20 @@ function operationKey (method: string, url: string): string {
   return `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`
 }
 
+/** The codes each error status of a route's response map lists (`responses()`, schemas/common.ts). */
+function codesByStatus (response: unknown): Record<string, unknown> {
+  const codes: Record<string, unknown> = {}
+  if (typeof response !== 'object' || response === null) return codes
+  for (const [status, schema] of Object.entries(response)) {
+    const listed = (schema as Record<string, unknown> | undefined)?.[ERROR_CODES_KEY]
+    if (Array.isArray(listed)) codes[status] = listed
+  }
+  return codes
+}
+
 export default fp(async (fastify) => {
   const security = new Map<string, ReturnType<typeof securityOf>>()
+  const errorCodes = new Map<string, Record<string, unknown>>()
   fastify.addSchema(ErrorEnvelope)
   const declared = new Map((await componentSchemas()).map((schema) => [schema.$id, schema as Record<string, unknown>]))
   await fastify.register(swagger, {
@@ -51,7 +64,11 @@ export default fp(async (fastify) => {
     transform: ({ schema, url, route }) => {
       if (schema === undefined) return { schema, url }
       if ([route.method].flat().includes('OPTIONS')) return { schema: { ...schema, hide: true }, url }
-      for (const method of [route.method].flat()) security.set(operationKey(method, url), securityOf(authModeOf(url, route.config)))
+      const codes = codesByStatus(schema.response)
+      for (const method of [route.method].flat()) {
+        security.set(operationKey(method, url), securityOf(authModeOf(url, route.config)))
+        errorCodes.set(operationKey(method, url), codes)
+      }
       return { schema, url }
     },
     // Set here, not in `transform`: there the plugin would drop the `token` query parameter that an
@@ -63,6 +80,12 @@ export default fp(async (fastify) => {
         for (const [method, operation] of Object.entries(item ?? {})) {
           const requirement = security.get(operationKey(method, path))
           if (requirement !== undefined) (operation as { security?: unknown }).security = requirement
+          // Each error answer lists its codes (schemas/error-responses.ts), machine-readable beside its description.
+          const responses = (operation as { responses?: Record<string, Record<string, unknown>> }).responses ?? {}
+          for (const [status, codes] of Object.entries(errorCodes.get(operationKey(method, path)) ?? {})) {
+            const response = responses[status]
+            if (response !== undefined) response[ERROR_CODES_KEY] = codes
+          }
         }
       }
       hoistComponents(openapiObject as Record<string, unknown>, declared)

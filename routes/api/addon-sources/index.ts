@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, responses, SuccessOnly } from '../../../schemas/common.ts'
 import { AddonSourceListResponse, AddonSourceParams, AddonSourceResponse, CreateAddonSourceBody, UpdateAddonSourceBody } from '../../../schemas/addon-sources.ts'
+import { AddonSourceAddressRefused, AddonSourceBusy, AddonSourceExists, AddonSourceInUse, AddonSourceInvalid, AddonSourceNotFound, AddonSyncUnavailable } from '../../../plugins/app/addon-sources/addon-sources.errors.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { addonSources } = fastify
@@ -24,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'and its host must resolve only to public addresses (400 `ADDON_SOURCE_ADDRESS_REFUSED` for loopback, private, link-local or metadata addresses). ' +
         'A branch or subpath with "..", a leading "-" or an absolute path is refused (400 `ADDON_SOURCE_INVALID`, `details.field` names it). 409 `ADDON_SOURCE_EXISTS` for a name in use.',
       body: CreateAddonSourceBody,
-      response: responses({ 201: AddonSourceResponse }, [...AUTHENTICATED, 403, 409, 413, 415])
+      response: responses({ 201: AddonSourceResponse }, [...AUTHENTICATED, 403, 409, 413, 415, AddonSourceAddressRefused, AddonSourceInvalid, AddonSourceExists])
     }
   }, async (request, reply) => reply.code(201).send({ success: true as const, addon_source: await addonSources.create(request.scope, request.body) }))
 
@@ -34,7 +35,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getAddonSource',
       summary: 'One addon source',
       params: AddonSourceParams,
-      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 404, AddonSourceNotFound])
     }
   }, async (request) => ({ success: true as const, addon_source: await addonSources.get(request.scope, request.params.id) }))
 
@@ -47,7 +48,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'a new `token` or `deploy_key` replaces the stored one. 409 `ADDON_SOURCE_BUSY` while it syncs.',
       params: AddonSourceParams,
       body: UpdateAddonSourceBody,
-      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
+      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, AddonSourceBusy, AddonSourceNotFound])
     }
   }, async (request) => ({ success: true as const, addon_source: await addonSources.update(request.scope, request.params.id, request.body) }))
 
@@ -60,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `ADDON_SOURCE_IN_USE` while one of its modules is installed (or being installed) on an instance, with `details.instances` ' +
         '(`id`, `name`, `modules`) naming them: nothing is changed.',
       params: AddonSourceParams,
-      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409, AddonSourceBusy, AddonSourceInUse, AddonSourceNotFound])
     }
   }, async (request) => {
     await addonSources.remove(request.scope, request.params.id)
@@ -77,7 +78,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Poll `GET /api/addon-sources/{id}` until `synced` or `failed` (`error` says why: a repository over the size or file cap, a timeout, a refused address). ' +
         'Asking again while a sync is under way queues nothing more. 503 `ADDON_SYNC_UNAVAILABLE` when no backend here keeps addon code. No body.',
       params: AddonSourceParams,
-      response: responses({ 202: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 503])
+      response: responses({ 202: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 503, AddonSyncUnavailable, AddonSourceNotFound])
     }
   }, async (request, reply) => reply.code(202).send({ success: true as const, addon_source: await addonSources.sync(request.scope, request.params.id) }))
 }

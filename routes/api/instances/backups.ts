@@ -5,6 +5,11 @@ import { ArchiveBytes, ArchiveRange, BackupListQuery, BackupListResponse, Backup
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 import type { Archive } from '../../../plugins/app/backups/backups.service.ts'
+import { ValidationFailed } from '../../../lib/errors.ts'
+import { BackupArchiveUnreadable, BackupConfirmationMismatch, BackupCorrupt, BackupDownloadsBusy, BackupDownloadTokenInvalid, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable, BackupUnavailable } from '../../../plugins/app/backups/backups.errors.ts'
+import { InstanceBusy, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
+import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -19,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Poll `GET /api/instances/{id}/backups/{backup_id}` until `completed` (or `failed`, with `error`). 409 `BACKUP_IN_PROGRESS` while another backup of the instance is queued or running; ' +
         '409 `INSTANCE_BUSY` while the instance changes state; 503 `BACKUP_UNAVAILABLE` naming what is missing when a backup could only fail (no backup runner on the backend, backup image missing, database server down). No body.',
       params: InstanceIdParams,
-      response: responses({ 202: BackupResponse }, [...AUTHENTICATED, 404, 409, 503])
+      response: responses({ 202: BackupResponse }, [...AUTHENTICATED, 404, 409, 503, BackupInProgress, InstanceBusy, BackupUnavailable, InstanceNotFound])
     }
   }, async (request, reply) => {
     const backup = await backups.archives.create(request.scope, request.params.id)
@@ -34,7 +39,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Newest first, paginated.',
       params: InstanceIdParams,
       querystring: BackupListQuery,
-      response: responses({ 200: BackupListResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: BackupListResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request) => {
     const page = pageOf(request.query)
@@ -48,7 +53,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'One backup, with its progress',
       description: '`step` says what a running backup is doing now.',
       params: BackupParams,
-      response: responses({ 200: BackupResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: BackupResponse }, [...AUTHENTICATED, 404, InstanceNotFound, BackupNotFound])
     }
   }, async (request) => ({ success: true as const, backup: await backups.archives.get(request.scope, request.params.id, request.params.backup_id) }))
 
@@ -65,7 +70,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept in a Kubernetes cluster whose backend is not configured here.',
       params: BackupParams,
       headers: DownloadHeaders,
-      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupDownloadsBusy, BackupReaderUnavailable, BackupArchiveUnreadable, BackupNotFound, BackupNotCompleted, BackupInCluster, InstanceNotFound])
     }
   }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archives.archive(request.scope, request.params.id, request.params.backup_id)))
 
@@ -77,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: `Mints a token good for ${DOWNLOAD_TOKEN_SECONDS / 60} minutes for this backup's \`download-by-token\` route only (so the bearer token never goes into a URL), ` +
         'as often as a resumed download needs. Only its SHA-256 is stored. 409 `BACKUP_NOT_COMPLETED` / `BACKUP_IN_CLUSTER` as for the download (an archive kept in a Kubernetes cluster is downloaded with it as well).',
       params: BackupParams,
-      response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409])
+      response: responses({ 201: DownloadTokenResponse }, [...AUTHENTICATED, 404, 409, BackupNotCompleted, BackupInCluster, InstanceNotFound, BackupNotFound])
     }
   }, async (request, reply) => reply.code(201).send({ success: true as const, ...await backups.links.issue(request.scope, request.params.id, request.params.backup_id) }))
 
@@ -92,7 +97,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       querystring: DownloadTokenQuery,
       headers: DownloadHeaders,
-      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [401, 404, 409, 416, 429, 502])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [401, 404, 409, 416, 429, 502, BackupDownloadTokenInvalid, InstanceNotFound, BackupNotFound])
     }
   }, async (request, reply) => {
     const scope = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
@@ -106,7 +111,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The instance\'s backup schedule',
       description: 'An instance without one answers the defaults with `enabled: false`.',
       params: InstanceIdParams,
-      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, schedule: await backups.schedules.getSchedule(request.scope, request.params.id) }))
 
@@ -119,7 +124,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'outside `keep_daily` days and `keep_weekly` ISO weeks (the newest completed one of each), never a manual backup and never the instance\'s newest completed backup.',
       params: InstanceIdParams,
       body: BackupScheduleBody,
-      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415])
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, schedule: await backups.schedules.putSchedule(request.scope, request.params.id, request.body) }))
 
@@ -159,7 +164,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
       params: BackupParams,
       body: RestoreBody,
-      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503])
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503, InstanceLimitReached, SubdomainTaken, SubdomainReserved, ValidationFailed, BackupCorrupt, BackupConfirmationMismatch, InstanceBusy, BackupInProgress, BackupNotCompleted, InstanceNotFound, BackupNotFound])
     }
   }, async (request, reply) => {
     const outcome = await backups.restores.restore(request.scope, request.params.id, request.params.backup_id, request.body)
@@ -173,7 +178,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Delete a backup (admin)',
       description: 'Removes the record and its archive. 409 `BACKUP_IN_PROGRESS` for a backup still queued or running.',
       params: BackupParams,
-      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409, BackupInProgress, InstanceNotFound, BackupNotFound])
     }
   }, async (request) => {
     await backups.archives.remove(request.scope, request.params.id, request.params.backup_id)

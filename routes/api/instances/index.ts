@@ -8,8 +8,9 @@ import metrics from './metrics.ts'
 import backups from './backups.ts'
 import users from './users.ts'
 import modules from './modules.ts'
+import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 
-const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503]
+const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503, InstanceNotFound]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
   start: 'Starts a stopped (or failed) instance',
   stop: 'Stops a running instance; its data stays',
@@ -49,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'An instance in full',
       description: 'Units: memory MB, storage GB, cpu cores, database_size MB. Another company\'s instance answers 404.',
       params: InstanceIdParams,
-      response: responses({ 200: InstanceResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: InstanceResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, instance: await fastify.instances.get(request.scope, request.params.id) }))
 
@@ -62,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'One statement (the token check included) and no backend call. Send the `ETag` back in `If-None-Match`: 304 while nothing changed.',
       params: InstanceIdParams,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-      response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404])
+      response: responses({ 200: InstanceStatusResponse, 304: Type.Null({ description: 'Not modified' }) }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request, reply) => {
     const status = await fastify.instances.status(request.scope, request.params.id)

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { historyResponseJson } from '../../../plugins/app/metrics/metrics.view.ts'
 import { InstanceMetricsResponse, MetricsHistoryQuery, MetricsHistoryResponse } from '../../../schemas/metrics.ts'
+import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). Units: docs/instances.md#metrics. */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -16,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'backend is asked (`source: live`). When it does not answer within 2 s the last sample is served with `stale: true`, ' +
         'or 503 METRICS_UNAVAILABLE when there is none. A stopped instance uses no CPU or memory; its storage is still shown.',
       params: InstanceIdParams,
-      response: responses({ 200: InstanceMetricsResponse }, [...AUTHENTICATED, 404, 503])
+      response: responses({ 200: InstanceMetricsResponse }, [...AUTHENTICATED, 404, 503, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, metrics: await fastify.metrics.current(request.scope, request.params.id) }))
 
@@ -31,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'METRICS_RAW_RETENTION_DAYS (7); older ranges come from hourly roll-ups (kept 90 days), so their buckets are at least an hour.',
       params: InstanceIdParams,
       querystring: MetricsHistoryQuery,
-      response: responses({ 200: MetricsHistoryResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: MetricsHistoryResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request, reply) => {
     // Up to 10,000 numbers, rendered by the statement: written as they come, not parsed and re-serialised.

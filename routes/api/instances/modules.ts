@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { AssignModuleBody, InstanceModuleListResponse, InstanceModuleResponse } from '../../../schemas/instance-modules.ts'
+import { ModuleEditionUnavailable, ModuleNotFound, ModuleVersionMismatch } from '../../../plugins/app/erp/erp-modules.service.ts'
+import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -14,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The catalog modules assigned to an instance',
       description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`). One statement, the token check included.',
       params: InstanceIdParams,
-      response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, modules: await erp.modules.list(request.scope, request.params.id) }))
 
@@ -30,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'A module whose dependencies the ERP lacks ends `failed` with the ERP\'s message.',
       params: InstanceIdParams,
       body: AssignModuleBody,
-      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
+      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, ModuleNotFound, ModuleVersionMismatch, ModuleEditionUnavailable, InstanceNotFound])
     }
   }, async (request, reply) => {
     const { module, created } = await erp.modules.assign(request.scope, request.params.id, request.body.module_id)

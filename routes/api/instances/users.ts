@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { ErpUserListResponse, InstanceInviteBody, InstanceInviteResponse } from '../../../schemas/erp-users.ts'
+import { ErpError, ErpUnavailable } from '../../../plugins/app/erp/erp.errors.ts'
+import { InvitationPending } from '../../../plugins/app/invitations/invitations.errors.ts'
+import { EmailTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
+import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -14,7 +18,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Read live from the instance\'s ERP (its external API, over the backend\'s network) within ERP_CALL_TIMEOUT_SECONDS. ' +
         '503 `ERP_UNAVAILABLE` while the instance is not running or its ERP does not answer; 502 `ERP_ERROR` with the ERP\'s message when it reports an error.',
       params: InstanceIdParams,
-      response: responses({ 200: ErpUserListResponse }, [...AUTHENTICATED, 404, 502, 503])
+      response: responses({ 200: ErpUserListResponse }, [...AUTHENTICATED, 404, 502, 503, ErpUnavailable, ErpError, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, users: await erp.users.list(request.scope, request.params.id) }))
 
@@ -29,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `INVITATION_PENDING` when one is pending for it.',
       params: InstanceIdParams,
       body: InstanceInviteBody,
-      response: responses({ 202: InstanceInviteResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415])
+      response: responses({ 202: InstanceInviteResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, EmailTaken, InvitationPending, InstanceNotFound])
     }
   }, async (request, reply) => {
     const result = await erp.users.invite(request.scope, request.params.id, request.body)

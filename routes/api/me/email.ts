@@ -3,6 +3,9 @@ import type { FastifyRequest } from 'fastify'
 import { EMAIL_CHANGE_ANSWER } from '../../../plugins/app/email-changes/email-changes.service.ts'
 import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 import { EmailChangeRequestedResponse, RequestEmailChangeBody } from '../../../schemas/email-changes.ts'
+import { EmailUnchanged } from '../../../plugins/app/email-changes/email-changes.errors.ts'
+import { PasswordIncorrect } from '../../../plugins/app/passwords/passwords.errors.ts'
+import { EmailTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
 
 const MINUTE = 60_000
 
@@ -26,7 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         `${config.EMAIL_CHANGE_TTL_MINUTES} minutes; a newer request replaces it) and the current address a notice. ` +
         `At most ${config.LOGIN_LIMIT_PER_ACCOUNT} attempts per 15 minutes (429).`,
       body: RequestEmailChangeBody,
-      response: responses({ 202: EmailChangeRequestedResponse }, [...AUTHENTICATED, 403, 409, 413, 415, 429])
+      response: responses({ 202: EmailChangeRequestedResponse }, [...AUTHENTICATED, 403, 409, 413, 415, 429, PasswordIncorrect, EmailTaken, EmailUnchanged])
     }
   }, async (request, reply) => {
     const requested = await fastify.emailChanges.requestChange(request.scope, request.body)

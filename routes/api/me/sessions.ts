@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, IdParams, SuccessOnly, responses } from '../../../schemas/common.ts'
 import { SessionListResponse, SessionsRevokedResponse } from '../../../schemas/sessions.ts'
+import { SessionNotFound } from '../../../plugins/app/auth/auth.errors.ts'
 
 /** The caller's open sessions (one per login: devices and browsers). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -23,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'End one of your sessions',
       description: 'Its token answers 401 from the next request on. Another person\'s session, or one already ended: 404 SESSION_NOT_FOUND.',
       params: IdParams,
-      response: responses({ 200: SuccessOnly }, [401, 404])
+      response: responses({ 200: SuccessOnly }, [401, 404, SessionNotFound])
     }
   }, async (request) => {
     await sessions.revoke(request.scope, request.params.id)

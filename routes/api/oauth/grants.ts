@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, SuccessOnly, pageOf, responses } from '../../../schemas/common.ts'
 import { GrantAccessBody, GrantCallsQuery, GrantCallsResponse, GrantIdParams, GrantListResponse, GrantResponse } from '../../../schemas/oauth.ts'
+import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { AgentLevelAboveRole, GrantNotFound } from '../../../plugins/app/oauth/oauth.errors.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { grants } = fastify.oauth
@@ -27,7 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Recorded in the activity feed (`oauth.grant_access_changed`).',
       params: GrantIdParams,
       body: GrantAccessBody,
-      response: responses({ 200: GrantResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: GrantResponse }, [...AUTHENTICATED, 404, AgentLevelAboveRole, InstanceNotFound, GrantNotFound])
     }
   }, async (request) => ({ success: true as const, grant: await grants.setAccess(request.scope, request.params.id, request.body) }))
 
@@ -40,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'of its arguments (secrets removed), its outcome and how long it took. Only the caller\'s own grants: any other id is 404 `GRANT_NOT_FOUND`.',
       params: GrantIdParams,
       querystring: GrantCallsQuery,
-      response: responses({ 200: GrantCallsResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: GrantCallsResponse }, [...AUTHENTICATED, 404, GrantNotFound])
     }
   }, async (request) => ({ success: true as const, ...await fastify.oauth.calls.list(request.scope, request.params.id, pageOf(request.query)) }))
 
@@ -52,7 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Deletes the grant and every token and code issued under it; the agent must be authorized again. ' +
         'Only the caller\'s own grants: any other id is 404 `GRANT_NOT_FOUND`. Recorded in the activity feed (`oauth.grant_revoked`).',
       params: GrantIdParams,
-      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 404])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 404, GrantNotFound])
     }
   }, async (request) => {
     await grants.revoke(request.scope, request.params.id)

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 import { HandoffBody, HandoffConsumeBody, HandoffConsumeHeaders, HandoffIdentityResponse, HandoffResponse } from '../../../schemas/oauth.ts'
+import { AccountDisabled, TenantSuspended } from '../../../plugins/app/auth/auth.errors.ts'
+import { HandoffCodeInvalid, HandoffSecretInvalid } from '../../../plugins/app/oauth/oauth.errors.ts'
 
 const HANDOFF_LIMIT_PER_IP = { max: 30, timeWindow: 60_000 }
 
@@ -35,7 +37,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'expired code is 400 `HANDOFF_CODE_INVALID`; a person deactivated or a company suspended since is 403 `ACCOUNT_DISABLED` / `TENANT_SUSPENDED`.',
       headers: HandoffConsumeHeaders,
       body: HandoffConsumeBody,
-      response: responses({ 200: HandoffIdentityResponse }, [401, 403, 413, 415])
+      response: responses({ 200: HandoffIdentityResponse }, [401, 403, 413, 415, HandoffSecretInvalid, HandoffCodeInvalid, AccountDisabled, TenantSuspended])
     },
     // Before the body is validated, so a caller without the secret learns nothing from validation errors.
     preValidation: async (request) => { handoff.checkSecret(secretHeader(request.headers['x-oauth-handoff-secret'])) }

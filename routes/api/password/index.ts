@@ -4,6 +4,8 @@ import { oneTimeLinkKey } from '../../../lib/one-time-token.ts'
 import { responses } from '../../../schemas/common.ts'
 import { FORGOT_ANSWER } from '../../../plugins/app/passwords/passwords.service.ts'
 import { ForgotPasswordBody, ForgotPasswordResponse, ResetPasswordBody, ResetPasswordResponse } from '../../../schemas/passwords.ts'
+import { WeakPassword } from '../../../plugins/app/auth/password.ts'
+import { PasswordResetTokenInvalid } from '../../../plugins/app/passwords/passwords.errors.ts'
 
 const HOUR = 60 * 60_000
 
@@ -43,7 +45,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Every session of the person and every connected agent (OAuth grant) ends; recorded in the activity feed. ' +
         `Rate-limited: ${perIp} per hour per IP and as many per link (429).`,
       body: ResetPasswordBody,
-      response: responses({ 200: ResetPasswordResponse }, [413, 415, 429])
+      response: responses({ 200: ResetPasswordResponse }, [413, 415, 429, PasswordResetTokenInvalid, WeakPassword])
     }
   }, async (request) => ({ success: true as const, ...await passwords.reset(request.em, request.body) }))
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { CreateTicketBody, ListTicketsQuery, ReplyBody, TicketListResponse, TicketResponse } from '../../../schemas/tickets.ts'
 import { trimBodyStrings } from './trim-body.ts'
+import { TicketNotFound } from '../../../plugins/app/tickets/tickets.errors.ts'
 
 const BODY_ERRORS = [...AUTHENTICATED, 413, 415]
 
@@ -42,7 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'A ticket with its thread',
       description: 'The thread is oldest first and starts with the description. Another company\'s ticket answers 404.',
       params: IdParams,
-      response: responses({ 200: TicketResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: TicketResponse }, [...AUTHENTICATED, 404, TicketNotFound])
     }
   }, async (request) => ({ success: true as const, ticket: await fastify.tickets.get(request.scope, request.params.id) }))
 
@@ -55,7 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Adds a message from the signed-in member and sets the status to `open`; a closed ticket is reopened. Answers the updated ticket with its whole thread (the new message last).',
       params: IdParams,
       body: ReplyBody,
-      response: responses({ 200: TicketResponse }, [...BODY_ERRORS, 404])
+      response: responses({ 200: TicketResponse }, [...BODY_ERRORS, 404, TicketNotFound])
     }
   }, async (request) => ({
     success: true as const,

@@ -4,6 +4,7 @@ import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../
 import invitations from './invitations.ts'
 import sessions from './sessions.ts'
 import twoFactor from './two-factor.ts'
+import { UserNotFound } from '../../../plugins/app/users/users.errors.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('', {
@@ -37,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Deactivate a user (admin)',
       description: 'Soft deactivation: `active` becomes false, the record stays, the user\'s tokens stop working at once. 409 for yourself (CANNOT_DEACTIVATE_SELF) and for the last active admin (LAST_ADMIN).',
       params: IdParams,
-      response: responses({ 200: UserResponse }, [401, 403, 404, 409])
+      response: responses({ 200: UserResponse }, [401, 403, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.scope, request.params.id) }))
 
@@ -49,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`admin` or `user`; anything else is a 400 listing the allowed values. Demoting the last active admin: 409 LAST_ADMIN.',
       params: IdParams,
       body: SetRoleBody,
-      response: responses({ 200: UserResponse }, [401, 403, 404, 409])
+      response: responses({ 200: UserResponse }, [401, 403, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.scope, request.params.id, request.body.role) }))
 

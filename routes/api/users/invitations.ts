@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { clientMeta } from '../../../lib/client-meta.ts'
+import { InvitationCancelled, InvitationExpired, InvitationNotFound, InvitationNotPending, InvitationUsed } from '../../../plugins/app/invitations/invitations.errors.ts'
 import { LoginResponse } from '../../../schemas/auth.ts'
 import { AUTHENTICATED, pageOf, responses } from '../../../schemas/common.ts'
 import {
@@ -72,7 +73,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Resend an invitation',
       description: `Admin only. Issues a new link (the previous one stops working at once), renews the expiry and sends the e-mail again. Pending invitations only (409 \`INVITATION_NOT_PENDING\`). At most ${config.INVITATION_RESEND_LIMIT} per invitation per hour (429).`,
       params: InvitationIdParams,
-      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429])
+      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429, InvitationNotFound])
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.scope, request.params.id) }))
 
@@ -83,7 +84,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Cancel an invitation',
       description: 'Admin only. Pending invitations only (409 `INVITATION_NOT_PENDING`); its link then answers 404 `INVITATION_CANCELLED`.',
       params: InvitationIdParams,
-      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409])
+      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, InvitationNotPending, InvitationCancelled, InvitationNotFound])
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.cancel(request.scope, request.params.id) }))
 
@@ -98,7 +99,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Look up an invitation by its token',
       description: 'Public: what the accept page shows. 404 with `INVITATION_NOT_FOUND`, `INVITATION_EXPIRED`, `INVITATION_CANCELLED` or `INVITATION_USED`.',
       params: InvitationTokenParams,
-      response: responses({ 200: InvitationPreviewResponse }, [404, 429])
+      response: responses({ 200: InvitationPreviewResponse }, [404, 429, InvitationNotFound, InvitationExpired, InvitationCancelled, InvitationUsed])
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.preview(request.em, request.params.token) }))
 

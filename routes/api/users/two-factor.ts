@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { IdParams, responses } from '../../../schemas/common.ts'
 import { TwoFactorResetResponse } from '../../../schemas/two-factor.ts'
+import { UserNotFound } from '../../../plugins/app/users/users.errors.ts'
 
 /** An administrator removes the second factor of a member who lost their phone and recovery codes. */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -14,7 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Not an administrator: 403 FORBIDDEN; a user of another company: 404 USER_NOT_FOUND; yourself: 409 TWO_FACTOR_RESET_OWN (use /api/me/2fa); ' +
         'no factor on: 409 TWO_FACTOR_NOT_ENABLED.',
       params: IdParams,
-      response: responses({ 200: TwoFactorResetResponse }, [401, 403, 404, 409])
+      response: responses({ 200: TwoFactorResetResponse }, [401, 403, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, ...await fastify.twoFactor.resetOf(request.scope, request.params.id) }))
 }

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
+import { WebhookDeliveryNotFound, WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
 import { AUTHENTICATED, pageOf, responses } from '../../../schemas/common.ts'
 import { WebhookDeliveriesQuery, WebhookDeliveryListResponse, WebhookDeliveryParams, WebhookDeliveryResponse, WebhookParams } from '../../../schemas/webhooks.ts'
 
-const ADMIN_404 = [...AUTHENTICATED, 403, 404]
+const ADMIN_404 = [...AUTHENTICATED, Forbidden, WebhookNotFound]
 
 /** An endpoint's delivery log, redelivery and test ping (registered by index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -31,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Send a delivery\'s event again (admin)',
       description: 'A new delivery of the same event (same `id` and body, so receivers can drop a duplicate), with its own attempts. Answers 202 with it. No body.',
       params: WebhookDeliveryParams,
-      response: responses({ 202: WebhookDeliveryResponse }, ADMIN_404)
+      response: responses({ 202: WebhookDeliveryResponse }, [...ADMIN_404, WebhookDeliveryNotFound])
     }
   }, async (request, reply) => reply.code(202).send({
     success: true as const, delivery: await deliveries.redeliver(request.scope, request.params.id, request.params.delivery_id)

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, responses, SuccessOnly } from '../../../schemas/common.ts'
 import { CreateWebhookBody, UpdateWebhookBody, WebhookListResponse, WebhookParams, WebhookResponse, WebhookWithSecretResponse } from '../../../schemas/webhooks.ts'
 import deliveries from './deliveries.ts'
+import { WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
 
 const ADMIN = [...AUTHENTICATED, 403]
 const URL_RULES = '`url` must be https:// with a host that resolves only to public addresses: 400 `WEBHOOK_URL_INVALID` (another scheme, credentials, a fragment, a host that does not resolve) ' +
@@ -37,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getWebhook',
       summary: 'One webhook endpoint (admin)',
       params: WebhookParams,
-      response: responses({ 200: WebhookResponse }, [...ADMIN, 404])
+      response: responses({ 200: WebhookResponse }, [...ADMIN, 404, WebhookNotFound])
     }
   }, async (request) => ({ success: true as const, webhook: await webhooks.get(request.scope, request.params.id) }))
 
@@ -49,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: `Any of the fields; the same rules apply. ${URL_RULES} \`enabled: true\` turns on an endpoint the service disabled.`,
       params: WebhookParams,
       body: UpdateWebhookBody,
-      response: responses({ 200: WebhookResponse }, [...ADMIN, 404, 413, 415])
+      response: responses({ 200: WebhookResponse }, [...ADMIN, 404, 413, 415, WebhookNotFound])
     }
   }, async (request) => ({ success: true as const, webhook: await webhooks.update(request.scope, request.params.id, request.body) }))
 
@@ -60,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Delete a webhook endpoint (admin)',
       description: 'Removes the endpoint and its delivery log; deliveries not yet made are not attempted.',
       params: WebhookParams,
-      response: responses({ 200: SuccessOnly }, [...ADMIN, 404])
+      response: responses({ 200: SuccessOnly }, [...ADMIN, 404, WebhookNotFound])
     }
   }, async (request) => {
     await webhooks.remove(request.scope, request.params.id)
@@ -75,7 +76,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Answers the new secret, shown this once. For WEBHOOK_SECRET_GRACE_HOURS (24 by default) every delivery carries two `v1` signatures, the new secret\'s first, ' +
         'so a receiver can switch without losing events. No body.',
       params: WebhookParams,
-      response: responses({ 200: WebhookWithSecretResponse }, [...ADMIN, 404])
+      response: responses({ 200: WebhookWithSecretResponse }, [...ADMIN, 404, WebhookNotFound])
     }
   }, async (request) => ({ success: true as const, ...await webhooks.rotateSecret(request.scope, request.params.id) }))
 
