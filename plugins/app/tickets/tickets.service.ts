@@ -1,3 +1,4 @@
+import type { PageInfo } from '../../../lib/pages.ts'
 import { randomUUID } from 'node:crypto'
 import { LockMode, type FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -28,11 +29,7 @@ export interface NewTicketInput {
   priority?: TicketPriority
 }
 
-export interface PageInfo {
-  page: number
-  per_page: number
-  total: number
-}
+export type { PageInfo }
 
 /** Who writes a message: a portal user of the tenant, or a named member of support staff. */
 type Speaker = { kind: 'customer', userId: string, name: string } | { kind: 'support', name: string }
