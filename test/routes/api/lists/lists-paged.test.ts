@@ -1,0 +1,97 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { signup } from '../../../support/accounts.ts'
+import { build } from '../../../support/build.ts'
+import { recordInstance, recordInstances } from '../../../support/instance-rows.ts'
+import { checkPagedList } from '../../../support/paged-list.ts'
+
+t.setTimeout(120_000)
+
+/**
+ * Every list that grows answers the same pages (docs/api.md, "Lists and pages").
+ * Rows are written with one timestamp, so the order's tie-breaker (the id) is
+ * what keeps the pages from repeating or skipping a row. Another company has
+ * rows of every kind too: they are never listed nor counted.
+ */
+const ROWS = 7
+const PER_PAGE = 3
+
+async function ids (app: FastifyInstance, text: string, values: unknown[]): Promise<Array<string | number>> {
+  return (await app.sql<{ id: string }>({ text, values })).map((row) => row.id)
+}
+
+const seedUsers = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO users (id, tenant_id, email, name, role, active, password_hash, created_at, updated_at)
+  SELECT gen_random_uuid(), $1, 'paged-' || gen_random_uuid() || '@example.com', 'Same Name', 'user', true, 'x', now(), now()
+  FROM generate_series(1, $2::int) RETURNING id`, [tenantId, ROWS - 1])
+
+const seedAddonSources = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO addon_sources (tenant_id, name, repository_url, branch, created_at, updated_at)
+  SELECT $1, 'source-' || g, 'https://git.example.com/addons-' || g || '.git', 'main', now(), now()
+  FROM generate_series(1, $2::int) g RETURNING id::float8 AS id`, [tenantId, ROWS])
+
+const seedWebhooks = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO webhook_endpoints (id, tenant_id, url, events, sealed_secret, created_at, updated_at)
+  SELECT gen_random_uuid(), $1, 'https://hooks.example.com/' || g, '["backup.failed"]', 'sealed', now(), now()
+  FROM generate_series(1, $2::int) g RETURNING id`, [tenantId, ROWS])
+
+const seedInvitations = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO invitations (id, tenant_id, email, name, role, token_hash, expires_at, send_count, created_at, updated_at)
+  SELECT gen_random_uuid(), $1, 'invited-' || gen_random_uuid() || '@example.com', 'Invited ' || g, 'user', md5(gen_random_uuid()::text), now() + interval '7 days', 1, now(), now()
+  FROM generate_series(1, $2::int) g RETURNING id`, [tenantId, ROWS])
+
+const seedBackups = (app: FastifyInstance, tenantId: string, instanceId: number) => ids(app, `INSERT INTO backups (tenant_id, instance_id, state, kind, error, erp_version, created_at, updated_at)
+  SELECT $1, $2, 'failed', 'manual', 'seeded', '17.0', now(), now()
+  FROM generate_series(1, $3::int) RETURNING id::float8 AS id`, [tenantId, instanceId, ROWS])
+
+/** Grants as the auth server's adapter writes them (test/routes/api/oauth/grants.test.ts): one client and grant each. */
+async function seedGrants (app: FastifyInstance, userId: string): Promise<string[]> {
+  const grants: string[] = []
+  for (let n = 0; n < ROWS; n++) {
+    const grantId = `paged-${userId.slice(0, 8)}-${n}`
+    const clientId = `client-${grantId}`
+    await app.sql({ text: "INSERT INTO oidc_payloads (kind, id, payload, grant_id, expires_at) VALUES ('Client', $1, $2, NULL, NULL)", values: [clientId, JSON.stringify({ client_id: clientId })] })
+    await app.sql({
+      text: "INSERT INTO oidc_payloads (kind, id, payload, grant_id, expires_at) VALUES ('Grant', $1, $2, NULL, now() + interval '1 day')",
+      values: [grantId, JSON.stringify({ accountId: userId, clientId, iat: 1_800_000_000, jti: grantId, kind: 'Grant' })]
+    })
+    grants.push(grantId)
+  }
+  return grants
+}
+
+const seedCalls = (app: FastifyInstance, tenantId: string, userId: string, grantId: string) => ids(app, `INSERT INTO agent_tool_calls (tenant_id, grant_id, client_id, client_name, user_id, tool, arguments, outcome, duration_ms, created_at)
+  SELECT $1, $2::text, 'client-' || $2::text, 'Agent', $3, 'list_instances', '{}', 'ok', 5, now()
+  FROM generate_series(1, $4::int) RETURNING id::float8 AS id`, [tenantId, grantId, userId, ROWS])
+
+t.test('each list answers the same pages, and counts only the company\'s rows', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const other = await signup(app)
+  const tenant = admin.user.tenant_id
+  const instance = await recordInstance(app, tenant)
+  const otherInstance = await recordInstance(app, other.user.tenant_id)
+
+  const users = [admin.user.id, ...await seedUsers(app, tenant)]
+  await seedUsers(app, other.user.tenant_id)
+  const instances = [instance, ...await recordInstances(app, tenant, { count: ROWS - 1 })]
+  await recordInstances(app, other.user.tenant_id, { count: 2 })
+  const sources = await seedAddonSources(app, tenant)
+  await seedAddonSources(app, other.user.tenant_id)
+  const webhooks = await seedWebhooks(app, tenant)
+  await seedWebhooks(app, other.user.tenant_id)
+  const invitations = await seedInvitations(app, tenant)
+  await seedInvitations(app, other.user.tenant_id)
+  const backups = await seedBackups(app, tenant, instance)
+  await seedBackups(app, other.user.tenant_id, otherInstance)
+  const grants = await seedGrants(app, admin.user.id)
+  const otherGrants = await seedGrants(app, other.user.id)
+  const calls = await seedCalls(app, tenant, admin.user.id, grants[0]!)
+  await seedCalls(app, other.user.tenant_id, other.user.id, otherGrants[0]!)
+
+  const common = { token: admin.token, perPage: PER_PAGE }
+  await checkPagedList(t, app, { ...common, url: '/api/users', key: 'users', expected: users })
+  await checkPagedList(t, app, { ...common, url: '/api/instances', key: 'instances', expected: instances })
+  await checkPagedList(t, app, { ...common, url: '/api/addon-sources', key: 'addon_sources', expected: sources })
+  await checkPagedList(t, app, { ...common, url: '/api/webhooks', key: 'webhooks', expected: webhooks })
+  await checkPagedList(t, app, { ...common, url: '/api/users/invitations', key: 'invitations', expected: invitations, topLevel: 'all' })
+  await checkPagedList(t, app, { ...common, url: `/api/instances/${instance}/backups`, key: 'backups', expected: backups, topLevel: 'all' })
+  await checkPagedList(t, app, { ...common, url: '/api/oauth/grants', key: 'grants', expected: grants })
+  await checkPagedList(t, app, { ...common, url: `/api/oauth/grants/${grants[0]!}/calls`, key: 'calls', expected: calls, topLevel: 'total' })
+})
