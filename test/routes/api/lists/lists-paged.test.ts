@@ -40,6 +40,11 @@ const seedBackups = (app: FastifyInstance, tenantId: string, instanceId: number)
   SELECT $1, $2, 'failed', 'manual', 'seeded', '17.0', now(), now()
   FROM generate_series(1, $3::int) RETURNING id::float8 AS id`, [tenantId, instanceId, ROWS])
 
+/** Sessions of another device, used "later" than the caller's own (whose last use moves by the minute): the order holds during the test. */
+const seedSessions = (app: FastifyInstance, tenantId: string, userId: string) => ids(app, `INSERT INTO portal_sessions (id, tenant_id, user_id, created_at, expires_at, user_agent)
+  SELECT gen_random_uuid(), $1, $2, now() + interval '1 hour', now() + interval '1 day', 'Device ' || g
+  FROM generate_series(1, $3::int) g RETURNING id`, [tenantId, userId, ROWS - 1])
+
 /** Grants as the auth server's adapter writes them (test/routes/api/oauth/grants.test.ts): one client and grant each. */
 async function seedGrants (app: FastifyInstance, userId: string): Promise<string[]> {
   const grants: string[] = []
@@ -85,6 +90,11 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   const calls = await seedCalls(app, tenant, admin.user.id, grants[0]!)
   await seedCalls(app, other.user.tenant_id, other.user.id, otherGrants[0]!)
 
+  const sessions = await seedSessions(app, tenant, admin.user.id)
+  await seedSessions(app, other.user.tenant_id, other.user.id)
+  const [ownSession] = await ids(app, 'SELECT id FROM portal_sessions WHERE user_id = $1 AND revoked_at IS NULL AND created_at <= now()', [admin.user.id])
+  sessions.push(ownSession!)
+
   const common = { token: admin.token, perPage: PER_PAGE }
   await checkPagedList(t, app, { ...common, url: '/api/users', key: 'users', expected: users })
   await checkPagedList(t, app, { ...common, url: '/api/instances', key: 'instances', expected: instances })
@@ -92,6 +102,7 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   await checkPagedList(t, app, { ...common, url: '/api/webhooks', key: 'webhooks', expected: webhooks })
   await checkPagedList(t, app, { ...common, url: '/api/users/invitations', key: 'invitations', expected: invitations, topLevel: 'all' })
   await checkPagedList(t, app, { ...common, url: `/api/instances/${instance}/backups`, key: 'backups', expected: backups, topLevel: 'all' })
+  await checkPagedList(t, app, { ...common, url: '/api/me/sessions', key: 'sessions', expected: sessions })
   await checkPagedList(t, app, { ...common, url: '/api/oauth/grants', key: 'grants', expected: grants })
   await checkPagedList(t, app, { ...common, url: `/api/oauth/grants/${grants[0]!}/calls`, key: 'calls', expected: calls, topLevel: 'total' })
 })
