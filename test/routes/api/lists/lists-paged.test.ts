@@ -2,6 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { signup } from '../../../support/accounts.ts'
 import { build } from '../../../support/build.ts'
+import { fillTenant } from '../../../support/data.ts'
 import { recordInstance, recordInstances } from '../../../support/instance-rows.ts'
 import { checkPagedList } from '../../../support/paged-list.ts'
 
@@ -31,6 +32,15 @@ const seedAddonSources = (app: FastifyInstance, tenantId: string) => ids(app, `I
 const seedWebhooks = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO webhook_endpoints (id, tenant_id, url, events, sealed_secret, created_at, updated_at)
   SELECT gen_random_uuid(), $1, 'https://hooks.example.com/' || g, '["backup.failed"]', 'sealed', now(), now()
   FROM generate_series(1, $2::int) g RETURNING id`, [tenantId, ROWS])
+
+/** One event delivered (and failed for good, so no job picks it up) several times to an endpoint. */
+async function seedDeliveries (app: FastifyInstance, tenantId: string, endpointId: string | number): Promise<Array<string | number>> {
+  const [eventId] = await ids(app, `INSERT INTO webhook_events (id, tenant_id, type, title, fanned_out_at, created_at)
+    VALUES (gen_random_uuid(), $1, 'backup.failed', 'Seeded', now(), now()) RETURNING id`, [tenantId])
+  return ids(app, `INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, status, attempts, last_error, retry_until, created_at, updated_at)
+    SELECT gen_random_uuid(), $1, $2, $3, 'failed', 1, 'seeded', now(), now(), now()
+    FROM generate_series(1, $4::int) RETURNING id`, [tenantId, endpointId, eventId, ROWS])
+}
 
 const seedInvitations = (app: FastifyInstance, tenantId: string) => ids(app, `INSERT INTO invitations (id, tenant_id, email, name, role, token_hash, expires_at, send_count, created_at, updated_at)
   SELECT gen_random_uuid(), $1, 'invited-' || gen_random_uuid() || '@example.com', 'Invited ' || g, 'user', md5(gen_random_uuid()::text), now() + interval '7 days', 1, now(), now()
@@ -80,7 +90,9 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   const sources = await seedAddonSources(app, tenant)
   await seedAddonSources(app, other.user.tenant_id)
   const webhooks = await seedWebhooks(app, tenant)
-  await seedWebhooks(app, other.user.tenant_id)
+  const otherWebhooks = await seedWebhooks(app, other.user.tenant_id)
+  const deliveries = await seedDeliveries(app, tenant, webhooks[0]!)
+  await seedDeliveries(app, other.user.tenant_id, otherWebhooks[0]!)
   const invitations = await seedInvitations(app, tenant)
   await seedInvitations(app, other.user.tenant_id)
   const backups = await seedBackups(app, tenant, instance)
@@ -95,13 +107,19 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   const [ownSession] = await ids(app, 'SELECT id FROM portal_sessions WHERE user_id = $1 AND revoked_at IS NULL AND created_at <= now()', [admin.user.id])
   sessions.push(ownSession!)
 
+  await fillTenant(app, tenant, { tickets: ROWS })
+  await fillTenant(app, other.user.tenant_id, { tickets: ROWS })
+  const tickets = await ids(app, 'SELECT id FROM tickets WHERE tenant_id = $1', [tenant])
+
   const common = { token: admin.token, perPage: PER_PAGE }
   await checkPagedList(t, app, { ...common, url: '/api/users', key: 'users', expected: users })
   await checkPagedList(t, app, { ...common, url: '/api/instances', key: 'instances', expected: instances })
   await checkPagedList(t, app, { ...common, url: '/api/addon-sources', key: 'addon_sources', expected: sources })
   await checkPagedList(t, app, { ...common, url: '/api/webhooks', key: 'webhooks', expected: webhooks })
+  await checkPagedList(t, app, { ...common, url: `/api/webhooks/${webhooks[0]!}/deliveries`, key: 'deliveries', expected: deliveries })
   await checkPagedList(t, app, { ...common, url: '/api/users/invitations', key: 'invitations', expected: invitations, topLevel: 'all' })
   await checkPagedList(t, app, { ...common, url: `/api/instances/${instance}/backups`, key: 'backups', expected: backups, topLevel: 'all' })
+  await checkPagedList(t, app, { ...common, url: '/api/tickets', key: 'tickets', expected: tickets })
   await checkPagedList(t, app, { ...common, url: '/api/me/sessions', key: 'sessions', expected: sessions })
   await checkPagedList(t, app, { ...common, url: '/api/oauth/grants', key: 'grants', expected: grants })
   await checkPagedList(t, app, { ...common, url: `/api/oauth/grants/${grants[0]!}/calls`, key: 'calls', expected: calls, topLevel: 'total' })
