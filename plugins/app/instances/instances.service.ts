@@ -118,10 +118,11 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     },
 
     /**
-     * One page of the list (REST). Paged after the agent-binding filter, in code:
-     * a company's instances are few (the plan caps them), and the filter is not SQL.
+     * One page of the list (REST). Paged in code after the agent-binding filter, which
+     * is not SQL: a company's instances are few (the plan caps them), and the list stays
+     * one statement with the token check in it.
      */
-    async listPage (scope: Pick<CallScope, 'actor'>, request: PageRequest): Promise<{ instances: InstanceSummaryView[], pagination: PageInfo }> {
+    async listPage (scope: Pick<CallScope, 'read'>, request: PageRequest): Promise<{ instances: InstanceSummaryView[], pagination: PageInfo }> {
       const all = await this.list(scope)
       return { instances: slicePage(all, request), pagination: pageInfo(request, all.length) }
     },
