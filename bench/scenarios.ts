@@ -38,7 +38,8 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
   const home = bearer(tenant.homeToken)
   return [
     { name: 'GET /api/instances/:id/status', method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
-    { name: LIST_INSTANCES, method: 'GET', path: '/api/instances', headers: auth },
+    // All 50 on one page (the default page is 25), as the MCP tool it is compared with answers them.
+    { name: LIST_INSTANCES, method: 'GET', path: '/api/instances?per_page=50', headers: auth },
     {
       name: 'POST /api/mcp tools/call list_instances (50)',
       method: 'POST',

@@ -1,5 +1,5 @@
 import type { QueueItem, TicketInTenant } from '../plugins/app/tickets/support-desk.ts'
-import type { PageInfo } from '../plugins/app/tickets/tickets.service.ts'
+import type { PageInfo } from '../lib/pages.ts'
 
 /** "45s", "12m", "3h", "5d": how long ago, for a terminal table. */
 export function formatAge (iso: string, now = Date.now()): string {

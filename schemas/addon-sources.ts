@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { ADDON_SOURCE_STATES, CREDENTIAL_KINDS } from '../plugins/app/addon-sources/addon-source.entity.ts'
-import { BigInt53, ref, Success } from './common.ts'
+import { BigInt53, PageInfo, Pagination, ref, Success } from './common.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String>> (schema: T) => Type.Union([schema, Type.Null()])
 const Stamp = Type.String({ format: 'date-time' })
@@ -59,4 +59,5 @@ export const UpdateAddonSourceBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 })
 
 export const AddonSourceResponse = Success({ addon_source: ref(AddonSource) }, { $id: 'AddonSourceResponse' })
-export const AddonSourceListResponse = Success({ addon_sources: Type.Array(ref(AddonSource), { description: 'Oldest first' }) }, { $id: 'AddonSourceListResponse' })
+export const AddonSourceListQuery = Pagination
+export const AddonSourceListResponse = Success({ addon_sources: Type.Array(ref(AddonSource), { description: 'Oldest first' }), pagination: ref(PageInfo) }, { $id: 'AddonSourceListResponse' })

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { BACKUP_KINDS, BACKUP_STATES } from '../plugins/app/backups/backup.entity.ts'
-import { BigInt53, InstanceId, Int4, mediaResponse, Pagination, ref, Success } from './common.ts'
+import { BigInt53, InstanceId, Int4, mediaResponse, PageInfo, Pagination, ref, Success } from './common.ts'
 import { CreateInstanceBody, InstanceState } from './instances.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer>> (schema: T) => Type.Union([schema, Type.Null()])
@@ -29,9 +29,10 @@ export const BackupResponse = Success({ backup: ref(Backup) }, { $id: 'BackupRes
 export const BackupListQuery = Pagination
 export const BackupListResponse = Success({
   backups: Type.Array(ref(Backup), { description: 'Newest first' }),
-  total: Int4(),
-  page: Int4(),
-  per_page: Int4()
+  total: Int4({ description: 'The same as `pagination.total` (kept from before `pagination`)' }),
+  page: Int4({ description: 'The same as `pagination.page`' }),
+  per_page: Int4({ description: 'The same as `pagination.per_page`' }),
+  pagination: ref(PageInfo)
 }, { $id: 'BackupListResponse' })
 
 export const DownloadHeaders = Type.Object({

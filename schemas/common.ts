@@ -75,6 +75,16 @@ export function pageOf (query: { page?: number, per_page?: number }): { page: nu
   return { page: query.page ?? 1, per_page: query.per_page ?? 25 }
 }
 
+/**
+ * What every paged list answers beside its rows, as `pagination` (docs/api.md,
+ * "Lists and pages"): the page served, its size, and the matching rows on all pages.
+ */
+export const PageInfo = Type.Object({
+  page: Int4({ minimum: 1, description: 'The page served, from 1' }),
+  per_page: Int4({ minimum: 1, maximum: 100, description: 'Items per page' }),
+  total: Int4({ description: 'Matching items on all pages; a page past the end is empty, with this total' })
+}, { $id: 'PageInfo', description: 'Where this page sits in the whole list' })
+
 /** The key that marks an inline copy of a component (ref()); the OpenAPI document turns it into a `$ref`. */
 export const COMPONENT_MARK = 'x-component'
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
-import { FiniteNumber, InstanceId, Int4, ref, Success } from './common.ts'
+import { FiniteNumber, InstanceId, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const InstanceState = Type.Enum(INSTANCE_STATES, {
@@ -57,7 +57,8 @@ export const InstanceDetail = Type.Object({
   last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' })
 }, { $id: 'InstanceDetail', description: 'An instance in full' })
 
-export const InstanceListResponse = Success({ instances: Type.Array(ref(InstanceSummary)) }, { $id: 'InstanceListResponse' })
+export const InstanceListQuery = Pagination
+export const InstanceListResponse = Success({ instances: Type.Array(ref(InstanceSummary), { description: 'Newest first' }), pagination: ref(PageInfo) }, { $id: 'InstanceListResponse' })
 export const InstanceResponse = Success({ instance: ref(InstanceDetail) }, { $id: 'InstanceResponse' })
 export const InstanceActionResponse = Success({
   queued: Type.Boolean({ description: 'true: a job will do it (202); false: nothing to do, it is there or on its way (200)' }),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, InstanceId, Int4, Pagination, ref, Success } from './common.ts'
+import { Id, InstanceId, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('user')], { description: '`admin` manages the company account; `user` uses it' })
 const Timestamp = Type.String({ format: 'date-time' })
@@ -38,9 +38,10 @@ export const InvitationListQuery = Pagination
 
 export const InvitationListResponse = Success({
   invitations: Type.Array(ref(Invitation), { description: 'Pending invitations, newest first, including expired ones' }),
-  total: Int4(),
-  page: Int4(),
-  per_page: Int4()
+  total: Int4({ description: 'The same as `pagination.total` (kept from before `pagination`)' }),
+  page: Int4({ description: 'The same as `pagination.page`' }),
+  per_page: Int4({ description: 'The same as `pagination.per_page`' }),
+  pagination: ref(PageInfo)
 }, { $id: 'InvitationListResponse' })
 
 export const InvitationIdParams = Type.Object({ id: Id })

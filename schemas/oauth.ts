@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { PRINTABLE_PATTERN } from '../lib/storable-text.ts'
-import { BigInt53, Id, Int4, Pagination, ref, Success } from './common.ts'
+import { BigInt53, Id, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 /**
  * An authorization transaction, as the handoff and the login page take it: no control characters (NUL
@@ -59,7 +59,8 @@ export const Grant = Type.Object({
   instance_ids: InstanceIds
 }, { $id: 'Grant' })
 
-export const GrantListResponse = Success({ grants: Type.Array(ref(Grant)) }, { $id: 'GrantListResponse' })
+export const GrantListQuery = Pagination
+export const GrantListResponse = Success({ grants: Type.Array(ref(Grant), { description: 'Newest first' }), pagination: ref(PageInfo) }, { $id: 'GrantListResponse' })
 
 export const GrantIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_-]+$', 'x-pattern-message': 'must contain only letters, digits, hyphens and underscores', description: 'Grant id' })
@@ -85,7 +86,7 @@ export const AgentCall = Type.Object({
   created_at: Type.String({ format: 'date-time' })
 }, { $id: 'AgentCall' })
 
-export const GrantCallsResponse = Success({ calls: Type.Array(ref(AgentCall)), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages)' }) }, { $id: 'GrantCallsResponse' })
+export const GrantCallsResponse = Success({ calls: Type.Array(ref(AgentCall)), total: Int4({ minimum: 0, description: 'Calls recorded for this grant (all pages); the same as `pagination.total` (kept from before `pagination`)' }), pagination: ref(PageInfo) }, { $id: 'GrantCallsResponse' })
 
 export const ProtectedResourceMetadata = Type.Object({
   resource: Type.String(),

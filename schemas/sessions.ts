@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, Int4, ref, Success } from './common.ts'
+import { Id, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 const Time = Type.String({ format: 'date-time' })
 
@@ -13,6 +13,7 @@ export const SessionSchema = Type.Object({
   current: Type.Boolean({ description: 'The session of the token this request came with' })
 }, { $id: 'Session' })
 
-export const SessionListResponse = Success({ sessions: Type.Array(ref(SessionSchema)) }, { $id: 'SessionListResponse', description: 'Your open sessions, most recently used first' })
+export const SessionListQuery = Pagination
+export const SessionListResponse = Success({ sessions: Type.Array(ref(SessionSchema)), pagination: ref(PageInfo) }, { $id: 'SessionListResponse', description: 'Your open sessions, most recently used first' })
 
 export const SessionsRevokedResponse = Success({ revoked: Int4({ description: 'How many sessions ended' }) }, { $id: 'SessionsRevokedResponse' })

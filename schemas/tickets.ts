@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../plugins/app/tickets/ticket.entity.ts'
 import { LIMITS } from '../plugins/app/tickets/ticket-rules.ts'
-import { Id, Int4, Pagination, ref, Success } from './common.ts'
+import { Id, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const TicketPriority = Type.Enum(TICKET_PRIORITIES, { description: 'low, normal, high or urgent' })
@@ -61,9 +61,7 @@ export const TicketDetail = Type.Object({
   messages: Type.Array(ref(TicketMessage), { description: 'The whole thread, oldest first, starting with the description' })
 }, { $id: 'TicketDetail' })
 
-export const PageInfo = Type.Object({ page: Int4(), per_page: Int4(), total: Int4({ description: 'Matching tickets on all pages' }) })
-
-export const TicketListResponse = Success({ tickets: Type.Array(ref(TicketSummary)), pagination: PageInfo }, { $id: 'TicketListResponse' })
+export const TicketListResponse = Success({ tickets: Type.Array(ref(TicketSummary)), pagination: ref(PageInfo) }, { $id: 'TicketListResponse' })
 export const TicketResponse = Success({ ticket: ref(TicketDetail) }, { $id: 'TicketResponse' })
 
 // Operator (support staff) routes under /api/support.
@@ -85,7 +83,7 @@ export const SupportQueueQuery = Type.Object({
 
 export const SupportQueueResponse = Success({
   tickets: Type.Array(Type.Object({ ...summaryProperties, tenant: ref(TenantRef) })),
-  pagination: PageInfo
+  pagination: ref(PageInfo)
 }, { $id: 'SupportQueueResponse' })
 
 export const SupportTicketResponse = Success({ tenant: ref(TenantRef), ticket: ref(TicketDetail) }, { $id: 'SupportTicketResponse' })

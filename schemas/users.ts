@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Id, ref, Success } from './common.ts'
+import { Id, PageInfo, Pagination, ref, Success } from './common.ts'
 import { USER_ROLES } from '../plugins/app/users/user.entity.ts'
 
 export const Role = Type.Unsafe<'admin' | 'user'>({ type: 'string', enum: [...USER_ROLES], description: 'admin or user' })
@@ -15,7 +15,8 @@ export const UserItem = Type.Object({
   last_login: Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 }, { $id: 'User' })
 
-export const UserListResponse = Success({ users: Type.Array(ref(UserItem)) }, { $id: 'UserListResponse' })
+export const UserListQuery = Pagination
+export const UserListResponse = Success({ users: Type.Array(ref(UserItem), { description: 'Active users first, then by name' }), pagination: ref(PageInfo) }, { $id: 'UserListResponse' })
 export const UserResponse = Success({ user: ref(UserItem) }, { $id: 'UserResponse' })
 
 export const CreateUserBody = Type.Object({

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { DELIVERY_STATUSES } from '../plugins/app/webhooks/webhook-delivery.entity.ts'
 import { WEBHOOK_EVENT_TYPES } from '../plugins/app/webhooks/webhook-events.ts'
-import { Id, Int4, Pagination, ref, Success } from './common.ts'
+import { Id, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
 const Stamp = Type.String({ format: 'date-time' })
 const NullableStamp = Type.Union([Stamp, Type.Null()])
@@ -62,10 +62,11 @@ export const WebhookDelivery = Type.Object({
 
 export const WebhookResponse = Success({ webhook: ref(Webhook) }, { $id: 'WebhookResponse' })
 export const WebhookWithSecretResponse = Success({ webhook: ref(Webhook), secret: Secret }, { $id: 'WebhookWithSecretResponse' })
-export const WebhookListResponse = Success({ webhooks: Type.Array(ref(Webhook), { description: 'Oldest first' }) }, { $id: 'WebhookListResponse' })
+export const WebhookListQuery = Pagination
+export const WebhookListResponse = Success({ webhooks: Type.Array(ref(Webhook), { description: 'Oldest first' }), pagination: ref(PageInfo) }, { $id: 'WebhookListResponse' })
 export const WebhookDeliveryResponse = Success({ delivery: ref(WebhookDelivery) }, { $id: 'WebhookDeliveryResponse' })
 export const WebhookDeliveriesQuery = Pagination
 export const WebhookDeliveryListResponse = Success({
   deliveries: Type.Array(ref(WebhookDelivery), { description: 'Newest first' }),
-  pagination: Type.Object({ page: Int4(), per_page: Int4(), total: Int4() })
+  pagination: ref(PageInfo)
 }, { $id: 'WebhookDeliveryListResponse' })

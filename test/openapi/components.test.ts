@@ -47,6 +47,17 @@ t.test('resources and answers are named components that the routes reference', a
   }
 })
 
+t.test('every paged list answers the one PageInfo component as `pagination` (docs/api.md, "Lists and pages")', async (t) => {
+  const paged = ['UserListResponse', 'InstanceListResponse', 'AddonSourceListResponse', 'WebhookListResponse', 'WebhookDeliveryListResponse', 'GrantListResponse',
+    'GrantCallsResponse', 'InvitationListResponse', 'BackupListResponse', 'SessionListResponse', 'TicketListResponse', 'SupportQueueResponse']
+  t.match(doc.components.schemas.PageInfo, { type: 'object', required: ['page', 'per_page', 'total'] }, 'PageInfo is published once')
+  const withPages = Object.entries(doc.components.schemas).filter(([, schema]) => (schema.properties as Json | undefined)?.pagination !== undefined).map(([name]) => name)
+  t.same(withPages.sort(), [...paged].sort(), 'the paged lists')
+  for (const name of paged) {
+    t.same((doc.components.schemas[name]!.properties as Json).pagination, { $ref: '#/components/schemas/PageInfo' }, `${name}.pagination is a $ref to PageInfo`)
+  }
+})
+
 t.test('a component is registered once and referenced with ref(), never embedded', async (t) => {
   const components = await componentSchemas()
   t.ok(components.length >= RESOURCES.length, `${components.length} components in schemas/`)

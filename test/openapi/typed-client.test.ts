@@ -16,7 +16,7 @@ const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
 
 /** A portal client as its author would write it: calls named by operationId, grouped by tag, types named by the components. */
 const TYPED_CALL = `
-import { Api, type Instance, type Ticket } from './portal-api.ts'
+import { Api, type Instance, type PageInfo, type Ticket } from './portal-api.ts'
 
 const api = new Api<string>({
   baseUrl: 'http://localhost:3000',
@@ -24,8 +24,10 @@ const api = new Api<string>({
 })
 const session = await api.auth.logIn({ login: 'admin@example.com', password: 'a long password' })
 api.setSecurityData(session.data.token)
-const list = await api.instances.listInstances({ secure: true })
+const list = await api.instances.listInstances({ page: 1, per_page: 100 }, { secure: true })
 const instances: Instance[] = list.data.instances
+const pages: PageInfo = list.data.pagination
+console.log(pages.total > pages.page * pages.per_page ? 'more pages' : 'all here')
 const first = instances[0]
 if (first !== undefined) {
   const one = await api.instances.getInstance(first.id, { secure: true })
@@ -76,7 +78,7 @@ t.test('a typed TypeScript client generated from /api/openapi.json type-checks t
   ], { env })
   const client = await readFile(join(dir, 'portal-api.ts'), 'utf8')
   t.match(client, /getInstance: \(id: /, 'the operationIds name the calls')
-  for (const name of ['Instance', 'InstanceDetail', 'Ticket', 'Backup', 'Plan', 'User', 'Invitation', 'Module', 'AddonSource', 'ErrorEnvelope']) {
+  for (const name of ['Instance', 'InstanceDetail', 'Ticket', 'Backup', 'Plan', 'User', 'Invitation', 'Module', 'AddonSource', 'PageInfo', 'ErrorEnvelope']) {
     t.match(client, new RegExp(`^export interface ${name} \\{`, 'm'), `the component ${name} is a type`)
   }
   /** A generated call, from its name to the end of its request. */

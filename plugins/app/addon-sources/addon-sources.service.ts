@@ -1,3 +1,4 @@
+import { pageInfo, pageWindow, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Actor } from '../../../lib/actor.ts'
@@ -60,6 +61,12 @@ export function createAddonSourcesService (deps: AddonSourcesServiceDeps) {
     async list ({ em }: Pick<CallScope, 'em'>): Promise<AddonSourceView[]> {
       const rows = await em.find(AddonSource, {}, { orderBy: { createdAt: 'asc', id: 'asc' } })
       return rows.map(toAddonSourceView)
+    },
+
+    /** One page of the sources (REST), oldest first, counted in the same call. */
+    async listPage ({ em }: Pick<CallScope, 'em'>, request: PageRequest): Promise<{ addon_sources: AddonSourceView[], pagination: PageInfo }> {
+      const [rows, total] = await em.findAndCount(AddonSource, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...pageWindow(request) })
+      return { addon_sources: rows.map(toAddonSourceView), pagination: pageInfo(request, total) }
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<AddonSourceView> {

@@ -1,3 +1,4 @@
+import { pageInfo, pageWindow, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import type { UserActor } from '../../../lib/actor.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
@@ -32,13 +33,17 @@ const iso = (value: Date | null) => value === null ? null : new Date(value).toIS
 /** A person's open portal sessions (their devices), and the ways to end them. */
 export function createSessionsService ({ activity }: { activity: ActivityService }) {
   return {
-    /** The caller's live sessions, most recently used first. */
-    async list ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>): Promise<SessionView[]> {
-      const rows = await em.execute<SessionRow[]>(
-        `SELECT id, user_agent, ip, created_at, last_used_at, expires_at FROM portal_sessions
-         WHERE user_id = ? AND tenant_id = ? AND ${LIVE} ORDER BY coalesce(last_used_at, created_at) DESC, id`,
-        [actor.userId, actor.tenantId], 'all')
-      return rows.map((row) => ({
+    /** One page of the caller's live sessions, most recently used first, counted in the same statement. */
+    async list ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>, request: PageRequest): Promise<{ sessions: SessionView[], pagination: PageInfo }> {
+      const { limit, offset } = pageWindow(request)
+      const rows = await em.execute<Array<SessionRow & { total: number }>>(
+        `SELECT id, user_agent, ip, created_at, last_used_at, expires_at, count(*) OVER ()::int AS total FROM portal_sessions
+         WHERE user_id = ? AND tenant_id = ? AND ${LIVE} ORDER BY coalesce(last_used_at, created_at) DESC, id LIMIT ? OFFSET ?`,
+        [actor.userId, actor.tenantId, limit, offset], 'all')
+      // A page past the end has no row to carry the total: count alone (the caller's own session is live, so page 1 always has one).
+      const total = rows[0]?.total ?? (await em.execute<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = ? AND tenant_id = ? AND ${LIVE}`, [actor.userId, actor.tenantId], 'all'))[0]?.n ?? 0
+      const sessions = rows.map((row) => ({
         id: row.id,
         user_agent: row.user_agent,
         ip: row.ip,
@@ -47,6 +52,7 @@ export function createSessionsService ({ activity }: { activity: ActivityService
         expires_at: new Date(row.expires_at).toISOString(),
         current: row.id === actor.sessionId
       }))
+      return { sessions, pagination: pageInfo(request, total) }
     },
 
     /** Ends one of the caller's own sessions; anyone else's id (or an ended one) is SESSION_NOT_FOUND. */

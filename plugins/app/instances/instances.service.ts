@@ -1,3 +1,4 @@
+import { pageInfo, slicePage, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
@@ -114,6 +115,16 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       const { actor, rows } = await read<InstanceSummaryRow>(LIST_INSTANCES)
       // An agent bound to some instances sees those alone (lib/agent-capabilities.ts).
       return visibleInstances(actor, rows, (row) => row.id).map((row) => toInstanceSummary(row, instancesDomain))
+    },
+
+    /**
+     * One page of the list (REST). Paged in code after the agent-binding filter, which
+     * is not SQL: a company's instances are few (the plan caps them), and the list stays
+     * one statement with the token check in it.
+     */
+    async listPage (scope: Pick<CallScope, 'read'>, request: PageRequest): Promise<{ instances: InstanceSummaryView[], pagination: PageInfo }> {
+      const all = await this.list(scope)
+      return { instances: slicePage(all, request), pagination: pageInfo(request, all.length) }
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {

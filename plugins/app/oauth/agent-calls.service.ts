@@ -26,6 +26,12 @@ FROM agent_tool_calls WHERE grant_id = $1 AND user_id = $2::uuid AND tenant_id =
 ORDER BY id DESC LIMIT $4 OFFSET $5`
 }
 
+/** How many calls a person made through one grant (a page past the end still answers the total): grant id, user id, tenant id. */
+const COUNT_CALLS = {
+  name: 'oauth-agent-calls-count',
+  text: 'SELECT count(*)::int AS n FROM agent_tool_calls WHERE grant_id = $1 AND user_id = $2::uuid AND tenant_id = $3::uuid'
+}
+
 /** Calls older than the retention: days. */
 const PRUNE_CALLS = `WITH gone AS (DELETE FROM agent_tool_calls WHERE created_at < now() - make_interval(days => $1) RETURNING 1)
 SELECT count(*)::int AS n FROM gone`
@@ -44,7 +50,9 @@ export function createAgentCallsService ({ sql, retentionDays }: { sql: Sql, ret
       if (rows.length === 0) {
         const grants = await sql<GrantRow>({ ...LIST_GRANTS, values: [actor.userId] })
         if (!grants.some((grant) => grant.id === grantId)) throw GrantNotFound()
-        return { calls: [], total: 0 }
+        if (page.page === 1) return { calls: [], total: 0 }
+        const [counted] = await sql<{ n: number }>({ ...COUNT_CALLS, values: [grantId, actor.userId, actor.tenantId] })
+        return { calls: [], total: counted?.n ?? 0 }
       }
       return { calls: rows.map(({ total: _total, ...call }) => call), total: rows[0]?.total ?? 0 }
     },

@@ -1,3 +1,4 @@
+import { pageInfo, slicePage, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { DELETE_GRANT, DELETE_GRANTS_OF_ACCOUNT, FIND_GRANT, LIST_GRANTS, SAVE_GRANT_ACCESS, type GrantRow } from '../../../auth-server/grant-store.ts'
 import type { Actor, UserActor } from '../../../lib/actor.ts'
@@ -54,6 +55,12 @@ export function createGrantsService ({ sql, activity }: { sql: Sql, activity: Ac
     async list ({ actor }: Pick<CallScope<UserActor>, 'actor'>): Promise<GrantView[]> {
       const rows = await sql<GrantRow>({ ...LIST_GRANTS, values: [actor.userId] })
       return rows.map(toGrantView)
+    },
+
+    /** One page of the person's grants (REST), newest first; paged in code, as the audit trail's check reads the same list. */
+    async listPage (scope: Pick<CallScope<UserActor>, 'actor'>, request: PageRequest): Promise<{ grants: GrantView[], pagination: PageInfo }> {
+      const all = await this.list(scope)
+      return { grants: slicePage(all, request), pagination: pageInfo(request, all.length) }
     },
 
     /** Disconnects an agent: the grant and every token and code issued under it. */

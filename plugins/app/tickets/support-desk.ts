@@ -8,7 +8,8 @@ import { Ticket, type TicketPriority, type TicketStatus } from './ticket.entity.
 import { isUuid } from '../../../lib/uuid.ts'
 import { checkPriority, checkStatus, supportActor } from './ticket-rules.ts'
 import { toTicketSummary, type TicketDetailView, type TicketSummaryView } from './ticket.view.ts'
-import type { PageInfo, TicketsService } from './tickets.service.ts'
+import type { TicketsService } from './tickets.service.ts'
+import { pageInfo, pageWindow, type PageInfo } from '../../../lib/pages.ts'
 
 export interface TenantRef {
   id: string
@@ -63,13 +64,12 @@ export function createSupportDesk ({ tickets }: { tickets: TicketsService }) {
         ...ACROSS_TENANTS,
         populate: ['tenant', 'createdBy'],
         orderBy: QUEUE_ORDER,
-        limit: query.perPage,
-        offset: (query.page - 1) * query.perPage
+        ...pageWindow({ page: query.page, per_page: query.perPage })
       })
       const counts = await countMessages(em, rows.map((ticket) => ticket.id), ACROSS_TENANTS.filters)
       return {
         tickets: rows.map((ticket) => ({ ...toTicketSummary(ticket, counts.get(ticket.id) ?? 0), tenant: tenantRef(ticket.tenant) })),
-        pagination: { page: query.page, per_page: query.perPage, total }
+        pagination: pageInfo({ page: query.page, per_page: query.perPage }, total)
       }
     },
 

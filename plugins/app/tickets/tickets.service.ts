@@ -14,6 +14,7 @@ import { toTicketDetail, toTicketSummary, type TicketDetailView, type TicketSumm
 import { TicketAlreadyClosed, TicketNotFound } from './tickets.errors.ts'
 import { countMessages } from './message-counts.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
+import { pageInfo, pageWindow, type PageInfo } from '../../../lib/pages.ts'
 
 export interface TicketListQuery {
   page: number
@@ -26,12 +27,6 @@ export interface NewTicketInput {
   subject: string
   description: string
   priority?: TicketPriority
-}
-
-export interface PageInfo {
-  page: number
-  per_page: number
-  total: number
 }
 
 /** Who writes a message: a portal user of the tenant, or a named member of support staff. */
@@ -85,13 +80,12 @@ export function createTicketsService ({ activity }: { activity: ActivityService 
       const [tickets, total] = await em.findAndCount(Ticket, where, {
         populate: ['createdBy'],
         orderBy: [{ lastMessageAt: 'desc' }, { id: 'desc' }],
-        limit: query.perPage,
-        offset: (query.page - 1) * query.perPage
+        ...pageWindow({ page: query.page, per_page: query.perPage })
       })
       const counts = await countMessages(em, tickets.map((ticket) => ticket.id))
       return {
         tickets: tickets.map((ticket) => toTicketSummary(ticket, counts.get(ticket.id) ?? 0)),
-        pagination: { page: query.page, per_page: query.perPage, total }
+        pagination: pageInfo({ page: query.page, per_page: query.perPage }, total)
       }
     },
 

@@ -1,4 +1,5 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core'
+import { pageInfo, pageWindow, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
+import { UniqueConstraintViolationException, type QueryOrderMap } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { UserActor } from '../../../lib/actor.ts'
 import { requireAdmin } from '../../../lib/roles.ts'
@@ -38,6 +39,9 @@ export function toUserView (user: User): UserView {
   }
 }
 
+/** Active members first, then by name; the id breaks ties so pages never repeat or skip a member. */
+const ROSTER_ORDER: Array<QueryOrderMap<User>> = [{ active: 'desc' }, { name: 'asc' }, { id: 'asc' }]
+
 export function createUsersService ({ activity, limits }: { activity: ActivityService, limits: Pick<LimitsService, 'assertUserSeat'> }) {
   async function isLastActiveAdmin (tx: EntityManager, user: User): Promise<boolean> {
     if (user.role !== 'admin' || !user.active) return false
@@ -51,13 +55,19 @@ export function createUsersService ({ activity, limits }: { activity: ActivitySe
   }
 
   async function list (em: EntityManager): Promise<UserView[]> {
-    const users = await em.find(User, {}, { orderBy: { active: 'desc', name: 'asc' } })
+    const users = await em.find(User, {}, { orderBy: ROSTER_ORDER })
     return users.map(toUserView)
   }
 
   return {
     /** Any member may see the roster in the portal. */
     list: async ({ em }: Pick<CallScope, 'em'>): Promise<UserView[]> => await list(em),
+
+    /** One page of the roster (REST), counted in the same call. */
+    async listPage ({ em }: Pick<CallScope, 'em'>, request: PageRequest): Promise<{ users: UserView[], pagination: PageInfo }> {
+      const [users, total] = await em.findAndCount(User, {}, { orderBy: ROSTER_ORDER, ...pageWindow(request) })
+      return { users: users.map(toUserView), pagination: pageInfo(request, total) }
+    },
 
     /** The roster for agents, whose team tools are admin-only (MCP `list_users`). */
     async listAsAdmin ({ em, actor }: Pick<CallScope<UserActor>, 'em' | 'actor'>): Promise<UserView[]> {

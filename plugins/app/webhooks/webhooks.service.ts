@@ -1,3 +1,4 @@
+import { pageInfo, pageWindow, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import { randomUUID } from 'node:crypto'
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -47,6 +48,13 @@ export function createWebhooksService ({ activity, sealer, policy, graceMs }: We
     async list ({ em, actor }: Pick<CallScope, 'em' | 'actor'>): Promise<WebhookView[]> {
       requireAdmin(actor, 'see webhooks')
       return (await em.find(WebhookEndpoint, {}, { orderBy: { createdAt: 'asc', id: 'asc' } })).map(toWebhookView)
+    },
+
+    /** One page of the endpoints (REST), oldest first, counted in the same call. */
+    async listPage ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, request: PageRequest): Promise<{ webhooks: WebhookView[], pagination: PageInfo }> {
+      requireAdmin(actor, 'see webhooks')
+      const [rows, total] = await em.findAndCount(WebhookEndpoint, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, ...pageWindow(request) })
+      return { webhooks: rows.map(toWebhookView), pagination: pageInfo(request, total) }
     },
 
     async get ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: string): Promise<WebhookView> {

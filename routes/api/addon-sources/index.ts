@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AUTHENTICATED, responses, SuccessOnly } from '../../../schemas/common.ts'
-import { AddonSourceListResponse, AddonSourceParams, AddonSourceResponse, CreateAddonSourceBody, UpdateAddonSourceBody } from '../../../schemas/addon-sources.ts'
+import { AUTHENTICATED, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
+import { AddonSourceListQuery, AddonSourceListResponse, AddonSourceParams, AddonSourceResponse, CreateAddonSourceBody, UpdateAddonSourceBody } from '../../../schemas/addon-sources.ts'
 import { AddonSourceAddressRefused, AddonSourceBusy, AddonSourceExists, AddonSourceInUse, AddonSourceInvalid, AddonSourceNotFound, AddonSyncUnavailable } from '../../../plugins/app/addon-sources/addon-sources.errors.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -11,10 +11,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['addon-sources'],
       operationId: 'listAddonSources',
       summary: 'The company\'s Git addon sources',
-      description: 'Oldest first, each with its sync state, last commit and the modules found. Credentials are never returned.',
+      description: 'Oldest first, each with its sync state, last commit and the modules found. Credentials are never returned. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: AddonSourceListQuery,
       response: responses({ 200: AddonSourceListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, addon_sources: await addonSources.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await addonSources.listPage(request.scope, pageOf(request.query)) }))
 
   fastify.post('', {
     schema: {

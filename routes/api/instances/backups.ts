@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageInfo } from '../../../lib/pages.ts'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
 import type { FastifyReply } from 'fastify'
 import { ArchiveBytes, ArchiveRange, BackupListQuery, BackupListResponse, BackupParams, BackupResponse, DownloadHeaders, BackupScheduleBody, BackupScheduleResponse, DownloadTokenQuery, DownloadTokenResponse, RestoreBody, RestoreResponse } from '../../../schemas/backups.ts'
@@ -36,14 +37,15 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['backups'],
       operationId: 'listBackups',
       summary: 'An instance\'s backups',
-      description: 'Newest first, paginated.',
+      description: 'Newest first. Paged (docs/api.md, "Lists and pages"): `pagination`, and the same numbers at the top level as before.',
       params: InstanceIdParams,
       querystring: BackupListQuery,
       response: responses({ 200: BackupListResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
   }, async (request) => {
     const page = pageOf(request.query)
-    return { success: true as const, ...await backups.archives.list(request.scope, request.params.id, page), ...page }
+    const { backups: rows, total } = await backups.archives.list(request.scope, request.params.id, page)
+    return { success: true as const, backups: rows, ...pageInfo(page, total), pagination: pageInfo(page, total) }
   })
 
   fastify.get('/:id/backups/:backup_id', {

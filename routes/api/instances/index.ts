@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
-import { CreateInstanceBody, InstanceActionResponse, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
+import { AUTHENTICATED, InstanceIdParams, pageOf, responses } from '../../../schemas/common.ts'
+import { CreateInstanceBody, InstanceActionResponse, InstanceListQuery, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
 import type { LifecycleAction } from '../../../plugins/app/instances/instances.service.ts'
 import logs from './logs.ts'
 import metrics from './metrics.ts'
@@ -24,10 +24,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['instances'],
       operationId: 'listInstances',
       summary: 'The company\'s instances',
-      description: 'Every instance but deleted ones, newest first. For details (resources, database) ask for one instance.',
+      description: 'Every instance but deleted ones, newest first. For details (resources, database) ask for one instance. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: InstanceListQuery,
       response: responses({ 200: InstanceListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, instances: await fastify.instances.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await fastify.instances.listPage(request.scope, pageOf(request.query)) }))
 
   fastify.post('/create', {
     schema: {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AUTHENTICATED, IdParams, SuccessOnly, responses } from '../../../schemas/common.ts'
-import { SessionListResponse, SessionsRevokedResponse } from '../../../schemas/sessions.ts'
+import { AUTHENTICATED, IdParams, SuccessOnly, pageOf, responses } from '../../../schemas/common.ts'
+import { SessionListQuery, SessionListResponse, SessionsRevokedResponse } from '../../../schemas/sessions.ts'
 import { SessionNotFound } from '../../../plugins/app/auth/auth.errors.ts'
 
 /** The caller's open sessions (one per login: devices and browsers). */
@@ -12,10 +12,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['auth'],
       operationId: 'listMySessions',
       summary: 'Your open sessions',
-      description: 'Every session not logged out or expired, with where it was opened and when it was last used (to the minute); `current` marks this request\'s.',
+      description: 'Every session not logged out or expired, with where it was opened and when it was last used (to the minute); `current` marks this request\'s. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: SessionListQuery,
       response: responses({ 200: SessionListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, sessions: await sessions.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await sessions.list(request.scope, pageOf(request.query)) }))
 
   fastify.delete('/sessions/:id', {
     schema: {

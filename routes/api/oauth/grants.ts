@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageInfo } from '../../../lib/pages.ts'
 import { AUTHENTICATED, SuccessOnly, pageOf, responses } from '../../../schemas/common.ts'
-import { GrantAccessBody, GrantCallsQuery, GrantCallsResponse, GrantIdParams, GrantListResponse, GrantResponse } from '../../../schemas/oauth.ts'
+import { GrantAccessBody, GrantCallsQuery, GrantCallsResponse, GrantIdParams, GrantListQuery, GrantListResponse, GrantResponse } from '../../../schemas/oauth.ts'
 import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 import { AgentLevelAboveRole, GrantNotFound } from '../../../plugins/app/oauth/oauth.errors.ts'
 
@@ -13,10 +14,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listGrants',
       summary: 'Agents connected to my account',
       description: 'The OAuth grants the caller gave to agents (MCP clients), newest first: when each was connected, last called a tool ' +
-        'and last got a token, its level (`read`, `operate`, `administer`) and its instances (null: all).',
+        'and last got a token, its level (`read`, `operate`, `administer`) and its instances (null: all). Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: GrantListQuery,
       response: responses({ 200: GrantListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, grants: await grants.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await grants.listPage(request.scope, pageOf(request.query)) }))
 
   fastify.put('/grants/:id', {
     schema: {
@@ -39,12 +41,17 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'listGrantCalls',
       summary: 'What an agent did',
       description: 'The audit trail of one connected agent: every tool call (kept AGENT_CALL_RETENTION_DAYS), newest first, with a summary ' +
-        'of its arguments (secrets removed), its outcome and how long it took. Only the caller\'s own grants: any other id is 404 `GRANT_NOT_FOUND`.',
+        'of its arguments (secrets removed), its outcome and how long it took. Only the caller\'s own grants: any other id is 404 `GRANT_NOT_FOUND`.' +
+        ' Paged (docs/api.md, "Lists and pages"): `pagination`, and `total` at the top level as before.',
       params: GrantIdParams,
       querystring: GrantCallsQuery,
       response: responses({ 200: GrantCallsResponse }, [...AUTHENTICATED, 404, GrantNotFound])
     }
-  }, async (request) => ({ success: true as const, ...await fastify.oauth.calls.list(request.scope, request.params.id, pageOf(request.query)) }))
+  }, async (request) => {
+    const page = pageOf(request.query)
+    const { calls, total } = await fastify.oauth.calls.list(request.scope, request.params.id, page)
+    return { success: true as const, calls, total, pagination: pageInfo(page, total) }
+  })
 
   fastify.delete('/grants/:id', {
     schema: {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
-import { CreateUserBody, SetRoleBody, UserListResponse, UserResponse } from '../../../schemas/users.ts'
+import { AUTHENTICATED, IdParams, pageOf, responses } from '../../../schemas/common.ts'
+import { CreateUserBody, SetRoleBody, UserListQuery, UserListResponse, UserResponse } from '../../../schemas/users.ts'
 import invitations from './invitations.ts'
 import sessions from './sessions.ts'
 import twoFactor from './two-factor.ts'
@@ -12,10 +12,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['users'],
       operationId: 'listUsers',
       summary: "The company's users",
-      description: 'Every member, active ones first. Any member may list.',
+      description: 'Every member, active ones first, then by name. Any member may list. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: UserListQuery,
       response: responses({ 200: UserListResponse }, AUTHENTICATED)
     }
-  }, async (request) => ({ success: true as const, users: await fastify.users.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await fastify.users.listPage(request.scope, pageOf(request.query)) }))
 
   fastify.post('/create', {
     schema: {

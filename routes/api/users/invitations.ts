@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageInfo } from '../../../lib/pages.ts'
 import type { FastifyRequest } from 'fastify'
 import { clientMeta } from '../../../lib/client-meta.ts'
 import { InvitationCancelled, InvitationExpired, InvitationNotFound, InvitationNotPending, InvitationUsed } from '../../../plugins/app/invitations/invitations.errors.ts'
@@ -59,11 +60,16 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['invitations'],
       operationId: 'listInvitations',
       summary: 'Pending invitations',
-      description: 'Admin only. Pending invitations, newest first; those past their expiry are included with `status: "expired"` so they can be resent or cancelled.',
+      description: 'Admin only. Pending invitations, newest first; those past their expiry are included with `status: "expired"` so they can be resent or cancelled.' +
+        ' Paged (docs/api.md, "Lists and pages"): `pagination`, and the same numbers at the top level as before.',
       querystring: InvitationListQuery,
       response: responses({ 200: InvitationListResponse }, ADMIN)
     }
-  }, async (request) => ({ success: true as const, ...await invitations.list(request.scope, pageOf(request.query)) }))
+  }, async (request) => {
+    const page = pageOf(request.query)
+    const { invitations: rows, total } = await invitations.list(request.scope, page)
+    return { success: true as const, invitations: rows, ...pageInfo(page, total), pagination: pageInfo(page, total) }
+  })
 
   fastify.post('/invitation/:id/resend', {
     preValidation: resendLimit,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { pageInfo } from '../../../lib/pages.ts'
 import { Forbidden } from '../../../lib/errors.ts'
 import { WebhookDeliveryNotFound, WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
 import { AUTHENTICATED, pageOf, responses } from '../../../schemas/common.ts'
@@ -15,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['webhooks'],
       operationId: 'listWebhookDeliveries',
       summary: 'An endpoint\'s deliveries, newest first (admin)',
-      description: 'Each with its status, attempts, the last response\'s status code and duration, and the last error.',
+      description: 'Each with its status, attempts, the last response\'s status code and duration, and the last error. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
       params: WebhookParams,
       querystring: WebhookDeliveriesQuery,
       response: responses({ 200: WebhookDeliveryListResponse }, ADMIN_404)
@@ -23,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => {
     const page = pageOf(request.query)
     const { deliveries: rows, total } = await deliveries.list(request.scope, request.params.id, page)
-    return { success: true as const, deliveries: rows, pagination: { ...page, total } }
+    return { success: true as const, deliveries: rows, pagination: pageInfo(page, total) }
   })
 
   fastify.post('/:id/deliveries/:delivery_id/redeliver', {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AUTHENTICATED, responses, SuccessOnly } from '../../../schemas/common.ts'
-import { CreateWebhookBody, UpdateWebhookBody, WebhookListResponse, WebhookParams, WebhookResponse, WebhookWithSecretResponse } from '../../../schemas/webhooks.ts'
+import { AUTHENTICATED, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
+import { CreateWebhookBody, UpdateWebhookBody, WebhookListQuery, WebhookListResponse, WebhookParams, WebhookResponse, WebhookWithSecretResponse } from '../../../schemas/webhooks.ts'
 import deliveries from './deliveries.ts'
 import { WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
 
@@ -16,10 +16,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['webhooks'],
       operationId: 'listWebhooks',
       summary: 'The company\'s webhook endpoints (admin)',
-      description: 'Oldest first. Secrets are never returned here.',
+      description: 'Oldest first. Secrets are never returned here. Paged: `page`, `per_page` (docs/api.md, "Lists and pages").',
+      querystring: WebhookListQuery,
       response: responses({ 200: WebhookListResponse }, ADMIN)
     }
-  }, async (request) => ({ success: true as const, webhooks: await webhooks.list(request.scope) }))
+  }, async (request) => ({ success: true as const, ...await webhooks.listPage(request.scope, pageOf(request.query)) }))
 
   fastify.post('', {
     schema: {

@@ -47,7 +47,8 @@ t.test('list: the caller\'s own live grants with client name, created and last u
     grants: [
       { id: 'grant-new', client_id: 'client-grant-new', client_name: 'client-grant-new', created_at: iso(T0 + 1000), last_used_at: null, last_token_at: null, level: 'read', instance_ids: null },
       { id: 'grant-used', client_id: 'client-grant-used', client_name: 'Claude Code', created_at: iso(T0), last_used_at: null, last_token_at: iso(T0 + 500), level: 'read', instance_ids: null }
-    ]
+    ],
+    pagination: { page: 1, per_page: 25, total: 2 }
   }, 'newest first; expired grants and other people\'s are left out; a nameless client shows its id; no recorded choice is read only; no tool call yet')
 
   const theirs = await app.inject({ method: 'GET', url: '/api/oauth/grants', headers: bearer(member.token) })
