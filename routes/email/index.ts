@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { accountLinks } from '../../lib/account-links.ts'
 import { setUpAccountPages } from '../../lib/account-page-plugin.ts'
 import { isAppError } from '../../lib/errors.ts'
-import { oneTimeLinkKey } from '../../lib/one-time-token.ts'
+import { oneTimeLinkLimits } from '../../lib/one-time-link-limits.ts'
 import { responses } from '../../schemas/common.ts'
 import { ConfirmEmailForm, TokenPageQuery } from '../../schemas/account-pages.ts'
 import { HtmlPage } from '../../schemas/oauth.ts'
@@ -23,7 +23,6 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const pages = await setUpAccountPages(fastify, '/email')
   const product = config.PRODUCT_NAME
   const links = accountLinks(config)
-  const perIp = config.PASSWORD_RESET_LIMIT_PER_IP
   const signIn = { href: links.signIn(), text: 'Back to sign in' }
   const refused = (reply: FastifyReply, status: number, message: string) =>
     pages.send(reply, status, renderAccountMessagePage({ product, title: 'This link cannot be used', message, error: true, link: signIn }))
@@ -55,8 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/confirm', {
     logLevel: 'warn',
-    onRequest: fastify.limitPerIp('email-confirm', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'email-confirm:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
+    ...oneTimeLinkLimits(fastify, 'email-confirm'),
     schema: {
       tags: ['auth'],
       operationId: 'submitConfirmEmailPage',

@@ -3,7 +3,7 @@ import { accountKey } from '../../lib/account-key.ts'
 import { accountLinks } from '../../lib/account-links.ts'
 import { setUpAccountPages } from '../../lib/account-page-plugin.ts'
 import { isAppError } from '../../lib/errors.ts'
-import { oneTimeLinkKey } from '../../lib/one-time-token.ts'
+import { oneTimeLinkLimits } from '../../lib/one-time-link-limits.ts'
 import { FORGOT_ANSWER } from '../../plugins/app/passwords/passwords.service.ts'
 import { responses } from '../../schemas/common.ts'
 import { ForgotPasswordForm, ResetPasswordForm, TokenPageQuery } from '../../schemas/account-pages.ts'
@@ -92,8 +92,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/reset', {
     logLevel: 'warn',
-    onRequest: fastify.limitPerIp('password-reset', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
+    ...oneTimeLinkLimits(fastify, 'password-reset'),
     schema: {
       tags: ['auth'],
       operationId: 'submitResetPasswordPage',

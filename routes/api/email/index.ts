@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { oneTimeLinkKey } from '../../../lib/one-time-token.ts'
+import { oneTimeLinkLimits } from '../../../lib/one-time-link-limits.ts'
 import { responses } from '../../../schemas/common.ts'
 import { ConfirmEmailChangeBody, EmailChangeConfirmedResponse } from '../../../schemas/email-changes.ts'
 import { EmailChangeTokenInvalid } from '../../../plugins/app/email-changes/email-changes.errors.ts'
-
-const HOUR = 60 * 60_000
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config } = fastify
@@ -12,8 +10,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/confirm', {
     config: { auth: 'none' },
-    onRequest: fastify.limitPerIp('email-confirm', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'email-confirm:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
+    ...oneTimeLinkLimits(fastify, 'email-confirm'),
     schema: {
       tags: ['auth'],
       operationId: 'confirmEmailChange',

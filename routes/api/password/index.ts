@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { accountKey } from '../../../lib/account-key.ts'
-import { oneTimeLinkKey } from '../../../lib/one-time-token.ts'
+import { oneTimeLinkLimits } from '../../../lib/one-time-link-limits.ts'
 import { responses } from '../../../schemas/common.ts'
 import { FORGOT_ANSWER } from '../../../plugins/app/passwords/passwords.service.ts'
 import { ForgotPasswordBody, ForgotPasswordResponse, ResetPasswordBody, ResetPasswordResponse } from '../../../schemas/passwords.ts'
@@ -35,8 +35,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('/reset', {
     config: { auth: 'none' },
-    onRequest: fastify.limitPerIp('password-reset', { max: perIp, timeWindow: HOUR }),
-    preValidation: fastify.limitBy({ name: 'password-reset:link', max: perIp, timeWindowMs: HOUR, key: oneTimeLinkKey }),
+    ...oneTimeLinkLimits(fastify, 'password-reset'),
     schema: {
       tags: ['auth'],
       operationId: 'resetPassword',
