@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import type { ToolRegistry } from './tool-registry.ts'
+import type { ProgressChannel } from './job-progress.ts'
 import type { ToolContext } from './tools/tool.ts'
 
 export const SERVER_INFO = { name: 'erp-portal', title: 'Hosted ERP portal', version: '1.0.0' }
@@ -25,11 +26,18 @@ export function createMcpServer (registry: ToolRegistry, context: ToolContext): 
     jsonSchemaValidator: sharedValidator
   })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list(context.scope.actor) }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args } = request.params
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args, _meta: meta } = request.params
     // An unknown tool is a protocol error (the spec's -32602); a tool that fails is a tool result with isError.
     if (!registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
-    return registry.call(name, args, context)
+    const token = meta?.progressToken
+    if (token === undefined) return registry.call(name, args, context)
+    // Progress goes on this call's own SSE stream (http-bridge.ts answers such a call with SSE).
+    const progress: ProgressChannel = {
+      send: async (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }),
+      signal: context.signal === undefined ? extra.signal : AbortSignal.any([extra.signal, context.signal])
+    }
+    return registry.call(name, args, { ...context, progress })
   })
   return server
 }

@@ -2,12 +2,16 @@ import { Type } from 'typebox'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { BackupScheduleBody } from '../../schemas/backups.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { backupWatch, instanceWatch } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
 const backupId = BigInt53({ minimum: 1, description: 'The backup id, an integer (from list_backups)' })
 const BackupRef = Type.Object({ instance_id: instanceId, backup_id: backupId }, { additionalProperties: false })
 const InstanceRef = Type.Object({ instance_id: instanceId }, { additionalProperties: false })
+
+/** A restore answers `{ backup, instance_id, instance_state }`: followed on the restored instance's state. */
+const restoredInstance = (first: Record<string, unknown>) => instanceWatch(first.instance_id as number, (state) => ({ ...first, instance_state: state }))
 
 export const backupTools = [
   defineTool({
@@ -18,7 +22,8 @@ export const backupTools = [
       'BACKUP_UNAVAILABLE when the hosting platform is not ready for backups (the operator is told).',
     input: InstanceRef,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) }),
+    follow: ({ instance_id: id }, first) => backupWatch(id, (first.backup as { id: number }).id)
   }),
 
   defineTool({
@@ -58,7 +63,8 @@ export const backupTools = [
       confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again to confirm that its data is replaced' })
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id, backup_id: backup, confirm }) => app.backups.restores.restore(scope, id, backup, { mode: 'replace', confirm })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup, confirm }) => app.backups.restores.restore(scope, id, backup, { mode: 'replace', confirm }),
+    follow: (_input, first) => restoredInstance(first)
   }),
 
   defineTool({
@@ -74,7 +80,8 @@ export const backupTools = [
       subdomain: { ...CreateInstanceBody.properties.subdomain, description: 'The new instance\'s subdomain, a DNS label of 3-40 characters: lowercase letters, digits and inner hyphens; not reserved; unique across all companies' }
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restores.restore(scope, id, backup, { mode: 'new', name, subdomain })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restores.restore(scope, id, backup, { mode: 'new', name, subdomain }),
+    follow: (_input, first) => restoredInstance(first)
   }),
 
   defineTool({

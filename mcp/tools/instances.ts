@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { instanceWatch, withInstance } from './job-watches.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
 const InstanceRef = Type.Object({
@@ -23,7 +24,8 @@ const lifecycleTools = (Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>).map
     'to do. Poll get_instance_status until the state settles. INSTANCE_BUSY while another change is running.',
   input: InstanceRef,
   annotations: action === 'stop' ? { ...LIFECYCLE, destructiveHint: true } : LIFECYCLE,
-  run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action)
+  run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action),
+  follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
 }))
 
 export const instanceTools = [
@@ -66,7 +68,8 @@ export const instanceTools = [
       'INSTANCE_BACKEND_UNAVAILABLE when that backend is not offered here or not ready (the operator is told).',
     input: CreateInstanceBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) })
+    run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) }),
+    follow: (_input, first) => instanceWatch((first.instance as { id: number }).id, withInstance(first))
   }),
 
   ...lifecycleTools
