@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { confirmArgument, requireConfirmation } from '../confirmation.ts'
 import { instanceWatch, withInstance } from './job-watches.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
@@ -72,5 +73,28 @@ export const instanceTools = [
     follow: (_input, first) => instanceWatch((first.instance as { id: number }).id, withInstance(first))
   }),
 
-  ...lifecycleTools
+  ...lifecycleTools,
+
+  defineTool({
+    name: 'delete_instance',
+    title: 'Delete an instance',
+    description: 'DESTRUCTIVE, admin only: removes the instance\'s ERP, its database and its files for good (backups stay); the record stays in state `deleted` and its ' +
+      'subdomain stays taken. Ask the person first, and pass the instance\'s subdomain in `confirm` (CONFIRMATION_REQUIRED without it, CONFIRMATION_REFUSED ' +
+      'for another value; nothing changes either way). Works from every state. `queued` is false when it is already deleted or being deleted. ' +
+      'Poll get_instance_status until `deleted`.',
+    input: Type.Object({
+      instance_id: BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' }),
+      confirm: confirmArgument()
+    }, { additionalProperties: false }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    run: async (context, { instance_id: id, confirm }) => {
+      await requireConfirmation(context, id, confirm, {
+        tool: 'delete_instance',
+        adminAction: 'delete instances',
+        consequence: 'Deleting the instance removes its ERP, its database and its files for good'
+      })
+      return context.app.instances.request(context.scope, id, 'delete')
+    },
+    follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
+  })
 ]
