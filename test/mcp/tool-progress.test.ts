@@ -13,6 +13,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js'
 import { signup } from '../support/accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from '../support/instances.ts'
 import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
+import { waitFor } from '../support/kube/client-helpers.ts'
 import { mcpHeaders, startMcpFixture } from '../support/mcp.ts'
 
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
@@ -26,11 +27,21 @@ const patient = await startMcpFixture(t, { ...kubeEnv, MCP_PROGRESS_MAX_SECONDS:
 t.teardown(() => cleanupInstances(patient.databaseUrl))
 const hasty = await startMcpFixture(t, { ...kubeEnv, MCP_PROGRESS_MAX_SECONDS: 1 })
 t.teardown(() => cleanupInstances(hasty.databaseUrl))
+// After the test of a client that leaves mid-stream, closing the portal waits about 70 s for keep-alive
+// sockets of this process's own HTTP clients that the server does not count as idle (not understood;
+// the aborted stream's own socket is closed at once). Ending them first keeps the file quick.
+t.teardown(() => { patient.app.server.closeAllConnections() })
 
-async function sdkClient (t: Test, fixture: typeof patient, protocolVersion?: string) {
+/** A person, their agent's token, and the portal listening on real HTTP. */
+async function agentOn (fixture: typeof patient) {
   const admin = await signup(fixture.app)
   const { accessToken } = await fixture.connectAgent(admin, 'Progress agent')
   const address = fixture.app.server.listening ? `http://127.0.0.1:${(fixture.app.server.address() as { port: number }).port}` : await fixture.app.listen({ port: 0, host: '127.0.0.1' })
+  return { admin, accessToken, address }
+}
+
+async function sdkClient (t: Test, fixture: typeof patient, protocolVersion?: string) {
+  const { admin, accessToken, address } = await agentOn(fixture)
   const transport = new StreamableHTTPClientTransport(new URL(`${address}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } })
   const client = new Client({ name: 'progress-test', version: '1.0.0' })
   await client.connect(transport)
@@ -117,7 +128,7 @@ t.test('past MCP_PROGRESS_MAX_SECONDS the result says the job still runs and whi
 })
 
 t.test('over raw HTTP: a progressToken gets an SSE answer (notifications, then the result); without one the answer stays JSON', async (t) => {
-  const { admin, accessToken, address } = await sdkClient(t, patient)
+  const { admin, accessToken, address } = await agentOn(patient)
   const id = (await (await fetch(`${address}/api/mcp`, {
     method: 'POST',
     headers: mcpHeaders(accessToken),
@@ -144,4 +155,33 @@ t.test('over raw HTTP: a progressToken gets an SSE answer (notifications, then t
   const notes = events.filter((event) => event.method === 'notifications/progress')
   t.ok(notes.length >= 1 && notes.every((note) => note.params.progressToken === 'p-1'), 'progress notifications for this token')
   t.match(events.at(-1), { id: 3, result: { structuredContent: { instance: { state: 'running' }, wait: { finished: true } } } }, 'then the result, last')
+})
+
+t.test('a client that goes away stops the waiting, not the job; the call is recorded with its own duration', async (t) => {
+  const { admin, accessToken, address } = await agentOn(patient)
+  const subdomain = uniqueSubdomain('gone')
+  kube.holdNotReady(`erp-${admin.subdomain}`, `erp-${subdomain}`, { reason: 'ContainerCreating' })
+  const leave = new AbortController()
+  const response = await fetch(`${address}/api/mcp`, {
+    method: 'POST',
+    headers: mcpHeaders(accessToken),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_instance', arguments: { name: 'Gone', subdomain, erp_version: '17.0', backend: 'kubernetes' }, _meta: { progressToken: 'bye' } } }),
+    signal: leave.signal
+  })
+  const reader = response.body!.getReader()
+  const { value } = await reader.read()
+  t.match(new TextDecoder().decode(value), /notifications\/progress/, 'the wait began')
+  const left = Date.now()
+  leave.abort()
+  const [call] = await waitFor(async () => {
+    const rows = await patient.app.sql<{ outcome: string, duration_ms: number }>({ text: "SELECT outcome, duration_ms FROM agent_tool_calls WHERE tenant_id = $1 AND tool = 'create_instance'", values: [admin.user.tenant_id] })
+    return rows.length === 1 ? rows : undefined
+  }, { timeoutMs: 10_000, intervalMs: 100 })
+  t.ok(Date.now() - left < 5000, 'recorded soon after the client left, not after MCP_PROGRESS_MAX_SECONDS')
+  t.equal(call!.outcome, 'ok')
+  t.ok(call!.duration_ms < 10_000, `${call!.duration_ms} ms`)
+  const [instance] = await patient.app.sql<{ id: number, state: string }>({ text: 'SELECT id, state FROM instances WHERE subdomain = $1', values: [subdomain] })
+  t.equal(instance?.state, 'provisioning', 'the job goes on')
+  kube.releaseHold(`erp-${admin.subdomain}`, `erp-${subdomain}`)
+  await waitForState(patient.app, admin.token, Number(instance!.id), ['running'])
 })
