@@ -27,8 +27,8 @@ const patient = await startMcpFixture(t, { ...kubeEnv, MCP_PROGRESS_MAX_SECONDS:
 t.teardown(() => cleanupInstances(patient.databaseUrl))
 const hasty = await startMcpFixture(t, { ...kubeEnv, MCP_PROGRESS_MAX_SECONDS: 1 })
 t.teardown(() => cleanupInstances(hasty.databaseUrl))
-// After the test of a client that leaves mid-stream, closing the portal waits about 70 s for keep-alive
-// sockets of this process's own HTTP clients that the server does not count as idle (not understood;
+// Closing the portal here waits about 70 s for keep-alive sockets of this process's own HTTP clients
+// that the server does not count as idle (not understood; also seen when the initialize answer grows;
 // the aborted stream's own socket is closed at once). Ending them first keeps the file quick.
 t.teardown(() => { patient.app.server.closeAllConnections() })
 
