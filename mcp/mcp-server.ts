@@ -8,7 +8,9 @@ import type { ToolContext } from './tools/tool.ts'
 export const SERVER_INFO = { name: 'erp-portal', title: 'Hosted ERP portal', version: '1.0.0' }
 
 const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, acting for the person who connected this ' +
-  'agent, with their role. Start with whoami. Instance changes are queued: poll get_instance_status. Errors come back ' +
+  'agent, with their role. Start with whoami. Instance changes, backups, restores, module installs and addon syncs are ' +
+  'queued: poll the read tool each names, or send a progressToken with the call to wait for the end (a bounded time) with ' +
+  'progress notifications. Destructive tools take the instance\'s subdomain in `confirm`: ask the person first. Errors come back ' +
   'as tool results with isError and a stable code (INSTANCE_NOT_FOUND, TICKET_NOT_FOUND, FORBIDDEN, VALIDATION_FAILED, …) and message.'
 
 /**
