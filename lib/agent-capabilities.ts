@@ -42,6 +42,7 @@ export const AGENT_CAPABILITIES = {
   sync_addon_source: 'operate',
   // Administer: what creates, destroys, costs money or changes who has access.
   create_instance: 'administer',
+  delete_instance: 'administer',
   restore_backup: 'administer',
   restore_backup_as_new_instance: 'administer',
   delete_backup: 'administer',

@@ -73,7 +73,10 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       const invalid = invalidParamsMessage(body)
       if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
-      const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log }
+      // Aborted when the connection closes: a tool following its job (mcp/job-progress.ts) stops when nobody waits.
+      const gone = new AbortController()
+      reply.raw.once('close', () => gone.abort())
+      const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log, signal: gone.signal }
       const server = createMcpServer(registry, context)
       return handleMcpPost(server, request, reply, resource)
     }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -15,19 +16,34 @@ function toWebRequest (request: FastifyRequest, url: string): Request {
   return new Request(url, { method: request.method, headers })
 }
 
+/** A `tools/call` whose `_meta` carries a `progressToken`: the client waits for progress notifications before the result. */
+export function asksForProgress (body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
+  const { method, params } = body as { method?: unknown, params?: { _meta?: { progressToken?: unknown } } }
+  const token = params?._meta?.progressToken
+  return method === 'tools/call' && (typeof token === 'string' || typeof token === 'number')
+}
+
 /**
- * Runs one POST through a stateless Streamable HTTP transport (JSON answers,
- * no session) and sends the SDK's Web Response through Fastify, so the reply
- * keeps the app's hooks (request id, security headers, logging).
+ * Runs one POST through a stateless Streamable HTTP transport (no session) and
+ * sends the SDK's Web Response through Fastify, so the reply keeps the app's
+ * hooks (request id, security headers, logging). Answers are JSON, except for
+ * a tool call that asks for progress: its notifications and then its result go
+ * on an SSE stream (the transport's mode without `enableJsonResponse`).
  */
 export async function handleMcpPost (server: Server, request: FastifyRequest, reply: FastifyReply, url: string): Promise<FastifyReply> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  const streamed = asksForProgress(request.body)
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed })
   await server.connect(transport)
-  // In JSON mode the Response comes back once every answer is in, so nothing is left running: the server
-  // and transport are dropped, not closed (closing makes an error object per request for no listener).
+  // In JSON mode the Response comes back once every answer is in; in SSE mode the transport closes the stream
+  // after the result. Either way nothing is left running: the server and transport are dropped, not closed
+  // (closing makes an error object per request for no listener).
   const response = await transport.handleRequest(toWebRequest(request, url), { parsedBody: request.body })
   reply.code(response.status)
   response.headers.forEach((value, name) => { if (!SKIPPED_HEADERS.has(name)) reply.header(name, value) })
+  if (streamed && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
+    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
+  }
   const body = await response.text()
   return reply.send(body === '' ? undefined : body)
 }

@@ -6,6 +6,7 @@ import type { UserActor } from '../lib/actor.ts'
 import { AGENT_CAPABILITIES, assertInstanceVisible, assertMayUse, mayUse } from '../lib/agent-capabilities.ts'
 import type { ToolCallRecord } from './tool-audit.ts'
 import { summariseArguments } from './tool-audit.ts'
+import { followJob } from './job-progress.ts'
 import type { ToolContext, ToolDefinition } from './tools/tool.ts'
 
 /** A tool as `tools/list` describes it (MCP 2025-11-25 Tool). */
@@ -34,6 +35,14 @@ function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
   const schema = JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>
   if (schema.type !== 'object') throw new Error(`Tool ${tool.name}: its input must be an object schema`)
   return schema
+}
+
+/** A job-starting tool called with a `progressToken` waits for its job, sending progress (mcp/job-progress.ts); otherwise its first answer. */
+async function followWhenAsked (tool: ToolDefinition, input: unknown, first: Record<string, unknown>, context: ToolContext): Promise<Record<string, unknown>> {
+  if (context.progress === undefined || tool.follow === undefined) return first
+  const watch = tool.follow(input as never, first)
+  if (watch === undefined) return first
+  return followJob(watch, first, context, context.progress, { maxSeconds: context.app.config.MCP_PROGRESS_MAX_SECONDS })
 }
 
 /**
@@ -83,7 +92,8 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       }
       const instanceId = (prepared as { instance_id?: unknown }).instance_id
       if (typeof instanceId === 'number' || typeof instanceId === 'string') assertInstanceVisible(actor, instanceId)
-      const result = await entry.tool.run(context, prepared as never)
+      const first = await entry.tool.run(context, prepared as never)
+      const result = await followWhenAsked(entry.tool, prepared, first, context)
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
     } catch (error) {
       return failure(error, entry.tool.name, context)

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
+import { addonSourceWatch } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 export const addonSourceTools = [
@@ -41,6 +42,7 @@ export const addonSourceTools = [
       'now installable from the catalog) or `failed` (with `error`). Calling it again while a sync runs queues nothing more.',
     input: Type.Object({ addon_source_id: BigInt53({ minimum: 1, description: 'The addon source id, an integer (from list_addon_sources)' }) }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, scope }, { addon_source_id: id }) => ({ addon_source: await app.addonSources.sync(scope, id) })
+    run: async ({ app, scope }, { addon_source_id: id }) => ({ addon_source: await app.addonSources.sync(scope, id) }),
+    follow: ({ addon_source_id: id }) => addonSourceWatch(id)
   })
 ]

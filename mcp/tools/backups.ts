@@ -2,12 +2,17 @@ import { Type } from 'typebox'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { BackupScheduleBody } from '../../schemas/backups.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { confirmArgument, requireConfirmation } from '../confirmation.ts'
+import { backupWatch, instanceWatch } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
 const backupId = BigInt53({ minimum: 1, description: 'The backup id, an integer (from list_backups)' })
 const BackupRef = Type.Object({ instance_id: instanceId, backup_id: backupId }, { additionalProperties: false })
 const InstanceRef = Type.Object({ instance_id: instanceId }, { additionalProperties: false })
+
+/** A restore answers `{ backup, instance_id, instance_state }`: followed on the restored instance's state. */
+const restoredInstance = (first: Record<string, unknown>) => instanceWatch(first.instance_id as number, (state) => ({ ...first, instance_state: state }))
 
 export const backupTools = [
   defineTool({
@@ -18,7 +23,8 @@ export const backupTools = [
       'BACKUP_UNAVAILABLE when the hosting platform is not ready for backups (the operator is told).',
     input: InstanceRef,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) }),
+    follow: ({ instance_id: id }, first) => backupWatch(id, (first.backup as { id: number }).id)
   }),
 
   defineTool({
@@ -50,15 +56,28 @@ export const backupTools = [
     name: 'restore_backup',
     title: 'Restore a backup over its instance',
     description: 'DESTRUCTIVE, admin only: replaces the instance\'s database and filestore with the backup\'s; what changed since the backup is lost. ' +
-      'Ask the person first, and pass the instance\'s subdomain in `confirm`. To keep the instance as it is, use restore_backup_as_new_instance instead. ' +
+      'Ask the person first, and pass the instance\'s subdomain in `confirm` (CONFIRMATION_REQUIRED without it, BACKUP_CONFIRMATION_MISMATCH for another value; nothing changes either way). ' +
+      'To keep the instance as it is, use restore_backup_as_new_instance instead. ' +
       'The archive\'s checksum is verified before anything changes (BACKUP_CORRUPT). The instance goes to `restoring`; poll get_instance_status until `running` (or `error`).',
     input: Type.Object({
       instance_id: instanceId,
       backup_id: backupId,
-      confirm: Type.String({ minLength: 1, maxLength: 40, description: 'The instance\'s subdomain, typed again to confirm that its data is replaced' })
+      confirm: confirmArgument('to confirm that its data is replaced')
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id, backup_id: backup, confirm }) => app.backups.restores.restore(scope, id, backup, { mode: 'replace', confirm })
+    run: async (context, { instance_id: id, backup_id: backup, confirm }) => {
+      // A wrong value is refused by the restore service itself (as for REST); an absent one here, saying what to pass.
+      if (confirm === undefined) {
+        await requireConfirmation(context, id, confirm, {
+          tool: 'restore_backup',
+          adminAction: 'restore backups',
+          consequence: `Restoring backup #${backup} replaces the instance's database and filestore; what changed since the backup is lost`,
+          exists: async () => context.app.backups.archives.get(context.scope, id, backup)
+        })
+      }
+      return context.app.backups.restores.restore(context.scope, id, backup, { mode: 'replace', confirm: confirm ?? '' })
+    },
+    follow: (_input, first) => restoredInstance(first)
   }),
 
   defineTool({
@@ -74,17 +93,26 @@ export const backupTools = [
       subdomain: { ...CreateInstanceBody.properties.subdomain, description: 'The new instance\'s subdomain, a DNS label of 3-40 characters: lowercase letters, digits and inner hyphens; not reserved; unique across all companies' }
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restores.restore(scope, id, backup, { mode: 'new', name, subdomain })
+    run: async ({ app, scope }, { instance_id: id, backup_id: backup, name, subdomain }) => app.backups.restores.restore(scope, id, backup, { mode: 'new', name, subdomain }),
+    follow: (_input, first) => restoredInstance(first)
   }),
 
   defineTool({
     name: 'delete_backup',
     title: 'Delete a backup',
-    description: 'DESTRUCTIVE, admin only: removes the backup and its archive for good; it can no longer be downloaded or restored. Ask the person first. ' +
+    description: 'DESTRUCTIVE, admin only: removes the backup and its archive for good; it can no longer be downloaded or restored. ' +
+      'Ask the person first, and pass the instance\'s subdomain in `confirm` (CONFIRMATION_REQUIRED without it, CONFIRMATION_REFUSED for another value; nothing changes either way). ' +
       'BACKUP_IN_PROGRESS for a backup still queued or running. Answers `deleted: true`; asking again answers BACKUP_NOT_FOUND.',
-    input: BackupRef,
+    input: Type.Object({ instance_id: instanceId, backup_id: backupId, confirm: confirmArgument() }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id, backup_id: backup }) => {
+    run: async (context, { instance_id: id, backup_id: backup, confirm }) => {
+      const { app, scope } = context
+      await requireConfirmation(context, id, confirm, {
+        tool: 'delete_backup',
+        adminAction: 'delete backups',
+        consequence: `Deleting backup #${backup} removes its archive for good`,
+        exists: async () => app.backups.archives.get(scope, id, backup)
+      })
       await app.backups.archives.remove(scope, id, backup)
       return { deleted: true, instance_id: id, backup_id: backup }
     }

@@ -1,6 +1,8 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { confirmArgument, requireConfirmation } from '../confirmation.ts'
+import { instanceWatch, withInstance } from './job-watches.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
 const InstanceRef = Type.Object({
@@ -23,7 +25,8 @@ const lifecycleTools = (Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>).map
     'to do. Poll get_instance_status until the state settles. INSTANCE_BUSY while another change is running.',
   input: InstanceRef,
   annotations: action === 'stop' ? { ...LIFECYCLE, destructiveHint: true } : LIFECYCLE,
-  run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action)
+  run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action),
+  follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
 }))
 
 export const instanceTools = [
@@ -66,8 +69,32 @@ export const instanceTools = [
       'INSTANCE_BACKEND_UNAVAILABLE when that backend is not offered here or not ready (the operator is told).',
     input: CreateInstanceBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) })
+    run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) }),
+    follow: (_input, first) => instanceWatch((first.instance as { id: number }).id, withInstance(first))
   }),
 
-  ...lifecycleTools
+  ...lifecycleTools,
+
+  defineTool({
+    name: 'delete_instance',
+    title: 'Delete an instance',
+    description: 'DESTRUCTIVE, admin only: removes the instance\'s ERP, its database and its files for good (backups stay); the record stays in state `deleted` and its ' +
+      'subdomain stays taken. Ask the person first, and pass the instance\'s subdomain in `confirm` (CONFIRMATION_REQUIRED without it, CONFIRMATION_REFUSED ' +
+      'for another value; nothing changes either way). Works from every state. `queued` is false when it is already deleted or being deleted. ' +
+      'Poll get_instance_status until `deleted`.',
+    input: Type.Object({
+      instance_id: BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' }),
+      confirm: confirmArgument()
+    }, { additionalProperties: false }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    run: async (context, { instance_id: id, confirm }) => {
+      await requireConfirmation(context, id, confirm, {
+        tool: 'delete_instance',
+        adminAction: 'delete instances',
+        consequence: 'Deleting the instance removes its ERP, its database and its files for good'
+      })
+      return context.app.instances.request(context.scope, id, 'delete')
+    },
+    follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
+  })
 ]

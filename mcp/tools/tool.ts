@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { UserActor } from '../../lib/actor.ts'
 import type { CallScope } from '../../lib/call-scope.ts'
+import type { JobWatch, ProgressChannel } from '../job-progress.ts'
 
 /** What a tool runs with: the scope of the agent acting for its person (`userScope`: its em scoped to their tenant), and the app's services. */
 export interface ToolContext {
@@ -9,6 +10,10 @@ export interface ToolContext {
   app: FastifyInstance
   /** The request's logger (its request id), for failures worth the operator's eye. */
   log?: FastifyBaseLogger
+  /** Aborted when the HTTP request is gone (the client disconnected). */
+  signal?: AbortSignal
+  /** Set when the call carries a `progressToken` (mcp/job-progress.ts): a tool that started a job is followed to its end. */
+  progress?: ProgressChannel
 }
 
 export interface ToolAnnotations {
@@ -34,6 +39,11 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
   /** Runs on the arguments before validation, as a route's preValidation hook runs on its body. */
   prepare?: (input: Record<string, unknown>) => Record<string, unknown>
   run: (context: ToolContext, input: Static<Input>) => Promise<Record<string, unknown>>
+  /**
+   * For a tool that starts a job: how to follow it from its first answer (undefined: nothing
+   * started, e.g. already in that state). Used only when the client asked for progress.
+   */
+  follow?: (input: Static<Input>, result: Record<string, unknown>) => JobWatch | undefined
 }
 
 /** Keeps each tool's input type tied to its schema while the registry holds them all. */

@@ -17,7 +17,7 @@ import { latestActivity, tenantSnapshot } from './tool-helpers.ts'
 
 const TOOLS = [
   'whoami', 'get_dashboard', 'list_activity',
-  'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'get_instance_metrics',
+  'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'get_instance_metrics',
   'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation',
   'list_tickets', 'get_ticket', 'create_ticket', 'reply_to_ticket',
   'list_users', 'invite_user',
