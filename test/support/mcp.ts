@@ -37,6 +37,9 @@ export async function startMcpFixture (t: Teardown & Parameters<typeof build>[0]
   const databaseUrl = await createTestDatabase(t)
   const auth = await startTestAuthServer(t, { DATABASE_URL: databaseUrl })
   const { app } = await build(t, { databaseUrl, logger, env: { BASE_URL, AUTH_PORT: Number(new URL(auth.url).port), ...env } })
+  // The SDK clients' HTTP pool can hold a socket that never sent a request; closing the app would wait for
+  // the server's headers timeout (about 70 s) to drop it. When a file is over, no request is owed an answer.
+  t.teardown(() => { app.server.closeAllConnections() })
 
   async function connectAgent (person: SignedUp, clientName = 'Test agent', access: AgentAccess = { level: 'administer', instanceIds: null }): Promise<ConnectedAgent> {
     const clientId = await registerClient(auth, clientName)

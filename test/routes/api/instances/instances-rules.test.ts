@@ -146,7 +146,7 @@ t.test('list: one statement, the token check included, however many instances; f
   const list = async () => {
     let answer: Awaited<ReturnType<typeof app.inject>> | undefined
     const statements = await statementsDuring(app, async () => {
-      answer = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
+      answer = await app.inject({ method: 'GET', url: '/api/instances?per_page=100', headers: bearer(admin.token) })
     })
     if (answer === undefined || answer.statusCode !== 200) throw new Error(answer?.body ?? 'no answer')
     return { statements, ids: answer.json().instances.map((i: { id: number }) => i.id) as number[] }
