@@ -18,11 +18,17 @@ import { requireDockerOrSkipLoudly } from '../../../support/docker/engine.ts'
 import { backupReaderTestImage } from '../../../support/backup-reader-image.ts'
 import { describeParts, writeArchive } from '../../../../plugins/app/backups/backup-archive.ts'
 
+/**
+ * How long a download waits for its reader pod: long enough for a container to start on a loaded
+ * machine (3 s was not, in a full run), short enough for the stuck pod's wait below.
+ */
+const READY_SECONDS = 10
+
 /** The app with a completed backup whose real archive is on the (host-folder) backup claim. */
 async function withArchive (t: Test) {
   const claimFolders: Record<string, string> = {}
   const image = await backupReaderTestImage()
-  const context = await kubeApp(t, { podRuntime: { claimFolders }, env: { BACKUP_READER_IMAGE: image, BACKUP_READER_READY_SECONDS: 3 } })
+  const context = await kubeApp(t, { podRuntime: { claimFolders }, env: { BACKUP_READER_IMAGE: image, BACKUP_READER_READY_SECONDS: READY_SECONDS } })
   const { kube, app, admin, id, namespace } = context
   const claim = mkdtempSync(join(tmpdir(), 'backup-claim-'))
   t.teardown(() => rmSync(claim, { recursive: true, force: true }))
@@ -133,7 +139,7 @@ docker.test('what can go wrong answers an error, never a broken 200, and leaves 
   kube.holdPods(namespace)
   const stuck = await app.inject({ method: 'GET', url, headers: bearer(admin.token) })
   t.equal(stuck.statusCode, 503)
-  t.match(stuck.json().error, { code: 'BACKUP_READER_UNAVAILABLE', message: /not ready within 3 s: phase Pending, ImagePullBackOff/ })
+  t.match(stuck.json().error, { code: 'BACKUP_READER_UNAVAILABLE', message: new RegExp(`not ready within ${READY_SECONDS} s: phase Pending, ImagePullBackOff`) })
   await readersGone()
   kube.releasePods(namespace)
 
