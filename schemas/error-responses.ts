@@ -16,6 +16,17 @@ export const EVERY_ROUTE_ANSWERS: ErrorCode[] = [
   { code: 'DATABASE_UNAVAILABLE', statusCode: 503 }
 ]
 
+/**
+ * Statuses whose code is always the framework's own (plugins/app/http/envelope.ts): a route that
+ * declares one of them bare answers that code. Other bare statuses say nothing of their codes.
+ */
+const GENERIC_CODES: Record<number, string> = {
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED'
+}
+
 /** The key under which each error answer of the OpenAPI document lists its codes. */
 export const ERROR_CODES_KEY = 'x-error-codes'
 
@@ -30,7 +41,8 @@ export function errorResponses (declared: ErrorDeclaration[]): Record<number, TS
   for (const declaration of [...EVERY_ROUTE_ANSWERS, ...declared]) {
     const status = typeof declaration === 'number' ? declaration : declaration.statusCode
     const known = codes.get(status) ?? new Set<string>()
-    if (typeof declaration !== 'number') known.add(declaration.code)
+    const code = typeof declaration === 'number' ? GENERIC_CODES[declaration] : declaration.code
+    if (code !== undefined) known.add(code)
     codes.set(status, known)
   }
   const answers: Record<number, TSchema> = {}

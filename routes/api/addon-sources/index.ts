@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
 import { AddonSourceListQuery, AddonSourceListResponse, AddonSourceParams, AddonSourceResponse, CreateAddonSourceBody, UpdateAddonSourceBody } from '../../../schemas/addon-sources.ts'
 import { AddonSourceAddressRefused, AddonSourceBusy, AddonSourceExists, AddonSourceInUse, AddonSourceInvalid, AddonSourceNotFound, AddonSyncUnavailable } from '../../../plugins/app/addon-sources/addon-sources.errors.ts'
@@ -26,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'and its host must resolve only to public addresses (400 `ADDON_SOURCE_ADDRESS_REFUSED` for loopback, private, link-local or metadata addresses). ' +
         'A branch or subpath with "..", a leading "-" or an absolute path is refused (400 `ADDON_SOURCE_INVALID`, `details.field` names it). 409 `ADDON_SOURCE_EXISTS` for a name in use.',
       body: CreateAddonSourceBody,
-      response: responses({ 201: AddonSourceResponse }, [...AUTHENTICATED, 403, 409, 413, 415, AddonSourceAddressRefused, AddonSourceInvalid, AddonSourceExists])
+      response: responses({ 201: AddonSourceResponse }, [...AUTHENTICATED, Forbidden, 409, 413, 415, AddonSourceAddressRefused, AddonSourceInvalid, AddonSourceExists])
     }
   }, async (request, reply) => reply.code(201).send({ success: true as const, addon_source: await addonSources.create(request.scope, request.body) }))
 
@@ -49,7 +50,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'a new `token` or `deploy_key` replaces the stored one. 409 `ADDON_SOURCE_BUSY` while it syncs.',
       params: AddonSourceParams,
       body: UpdateAddonSourceBody,
-      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, AddonSourceBusy, AddonSourceNotFound])
+      response: responses({ 200: AddonSourceResponse }, [...AUTHENTICATED, Forbidden, 404, 409, 413, 415, AddonSourceBusy, AddonSourceNotFound])
     }
   }, async (request) => ({ success: true as const, addon_source: await addonSources.update(request.scope, request.params.id, request.body) }))
 
@@ -62,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `ADDON_SOURCE_IN_USE` while one of its modules is installed (or being installed) on an instance, with `details.instances` ' +
         '(`id`, `name`, `modules`) naming them: nothing is changed.',
       params: AddonSourceParams,
-      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409, AddonSourceBusy, AddonSourceInUse, AddonSourceNotFound])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, Forbidden, 404, 409, AddonSourceBusy, AddonSourceInUse, AddonSourceNotFound])
     }
   }, async (request) => {
     await addonSources.remove(request.scope, request.params.id)
@@ -79,7 +80,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Poll `GET /api/addon-sources/{id}` until `synced` or `failed` (`error` says why: a repository over the size or file cap, a timeout, a refused address). ' +
         'Asking again while a sync is under way queues nothing more. 503 `ADDON_SYNC_UNAVAILABLE` when no backend here keeps addon code. No body.',
       params: AddonSourceParams,
-      response: responses({ 202: AddonSourceResponse }, [...AUTHENTICATED, 403, 404, 503, AddonSyncUnavailable, AddonSourceNotFound])
+      response: responses({ 202: AddonSourceResponse }, [...AUTHENTICATED, Forbidden, 404, 503, AddonSyncUnavailable, AddonSourceNotFound])
     }
   }, async (request, reply) => reply.code(202).send({ success: true as const, addon_source: await addonSources.sync(request.scope, request.params.id) }))
 }

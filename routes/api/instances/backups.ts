@@ -6,7 +6,7 @@ import { ArchiveBytes, ArchiveRange, BackupListQuery, BackupListResponse, Backup
 import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 import type { Archive } from '../../../plugins/app/backups/backups.service.ts'
-import { ValidationFailed } from '../../../lib/errors.ts'
+import { Forbidden, ValidationFailed } from '../../../lib/errors.ts'
 import { BackupArchiveUnreadable, BackupConfirmationMismatch, BackupCorrupt, BackupDownloadsBusy, BackupDownloadTokenInvalid, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable, BackupUnavailable } from '../../../plugins/app/backups/backups.errors.ts'
 import { InstanceBusy, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
@@ -99,7 +99,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       querystring: DownloadTokenQuery,
       headers: DownloadHeaders,
-      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [401, 404, 409, 416, 429, 502, BackupDownloadTokenInvalid, InstanceNotFound, BackupNotFound])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupDownloadTokenInvalid, InstanceNotFound, BackupNotFound])
     }
   }, async (request, reply) => {
     const scope = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)
@@ -126,7 +126,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'outside `keep_daily` days and `keep_weekly` ISO weeks (the newest completed one of each), never a manual backup and never the instance\'s newest completed backup.',
       params: InstanceIdParams,
       body: BackupScheduleBody,
-      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, 403, 404, 413, 415, InstanceNotFound])
+      response: responses({ 200: BackupScheduleResponse }, [...AUTHENTICATED, Forbidden, 404, 413, 415, InstanceNotFound])
     }
   }, async (request) => ({ success: true as const, schedule: await backups.schedules.putSchedule(request.scope, request.params.id, request.body) }))
 
@@ -166,7 +166,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `INSTANCE_BUSY` while the instance changes state (a second restore included), `BACKUP_IN_PROGRESS` while a backup runs, `BACKUP_NOT_COMPLETED` for an unfinished backup; 503 when it could only fail.',
       params: BackupParams,
       body: RestoreBody,
-      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, 403, 404, 409, 413, 415, 422, 503, InstanceLimitReached, SubdomainTaken, SubdomainReserved, ValidationFailed, BackupCorrupt, BackupConfirmationMismatch, InstanceBusy, BackupInProgress, BackupNotCompleted, InstanceNotFound, BackupNotFound])
+      response: responses({ 202: RestoreResponse }, [...AUTHENTICATED, 402, Forbidden, 404, 409, 413, 415, 422, 503, InstanceLimitReached, SubdomainTaken, SubdomainReserved, ValidationFailed, BackupCorrupt, BackupConfirmationMismatch, InstanceBusy, BackupInProgress, BackupNotCompleted, InstanceNotFound, BackupNotFound])
     }
   }, async (request, reply) => {
     const outcome = await backups.restores.restore(request.scope, request.params.id, request.params.backup_id, request.body)
@@ -180,7 +180,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Delete a backup (admin)',
       description: 'Removes the record and its archive. 409 `BACKUP_IN_PROGRESS` for a backup still queued or running.',
       params: BackupParams,
-      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, 403, 404, 409, BackupInProgress, InstanceNotFound, BackupNotFound])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, Forbidden, 404, 409, BackupInProgress, InstanceNotFound, BackupNotFound])
     }
   }, async (request) => {
     await backups.archives.remove(request.scope, request.params.id, request.params.backup_id)

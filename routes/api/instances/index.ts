@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { Type } from 'typebox'
 import { AUTHENTICATED, InstanceIdParams, pageOf, responses } from '../../../schemas/common.ts'
 import { CreateInstanceBody, InstanceActionResponse, InstanceListQuery, InstanceListResponse, InstanceResponse, InstanceStatusResponse } from '../../../schemas/instances.ts'
@@ -97,7 +98,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Delete an instance (admin)',
       description: 'Removes its backend resources and its database, and keeps the record in state `deleted` (its subdomain stays taken). Works from every state, a transitional one included (a job still at work stops and cleans up after itself). 202: queued; 200: already deleted or being deleted.',
       params: InstanceIdParams,
-      response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, 403])
+      response: responses({ 200: InstanceActionResponse, 202: InstanceActionResponse }, [...ACTION_ERRORS, Forbidden])
     }
   }, async (request, reply) => {
     const outcome = await fastify.instances.request(request.scope, request.params.id, 'delete')

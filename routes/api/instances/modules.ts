@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { AssignModuleBody, InstanceModuleListResponse, InstanceModuleResponse } from '../../../schemas/instance-modules.ts'
 import { ModuleEditionUnavailable, ModuleNotFound, ModuleVersionMismatch } from '../../../plugins/app/erp/erp-modules.service.ts'
@@ -32,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'A module whose dependencies the ERP lacks ends `failed` with the ERP\'s message.',
       params: InstanceIdParams,
       body: AssignModuleBody,
-      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, ModuleNotFound, ModuleVersionMismatch, ModuleEditionUnavailable, InstanceNotFound])
+      response: responses({ 200: InstanceModuleResponse, 202: InstanceModuleResponse }, [...AUTHENTICATED, Forbidden, 404, 409, 413, 415, ModuleNotFound, ModuleVersionMismatch, ModuleEditionUnavailable, InstanceNotFound])
     }
   }, async (request, reply) => {
     const { module, created } = await erp.modules.assign(request.scope, request.params.id, request.body.module_id)

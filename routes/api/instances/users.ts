@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { ErpUserListResponse, InstanceInviteBody, InstanceInviteResponse } from '../../../schemas/erp-users.ts'
 import { ErpError, ErpUnavailable } from '../../../plugins/app/erp/erp.errors.ts'
@@ -33,7 +34,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `INVITATION_PENDING` when one is pending for it.',
       params: InstanceIdParams,
       body: InstanceInviteBody,
-      response: responses({ 202: InstanceInviteResponse }, [...AUTHENTICATED, 403, 404, 409, 413, 415, EmailTaken, InvitationPending, InstanceNotFound])
+      response: responses({ 202: InstanceInviteResponse }, [...AUTHENTICATED, Forbidden, 404, 409, 413, 415, EmailTaken, InvitationPending, InstanceNotFound])
     }
   }, async (request, reply) => {
     const result = await erp.users.invite(request.scope, request.params.id, request.body)

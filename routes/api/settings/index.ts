@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, responses } from '../../../schemas/common.ts'
 import { SettingsResponse, SettingsUpdateBody } from '../../../schemas/settings.ts'
 
@@ -22,7 +23,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '(INVALID_COUNTRY, INVALID_CURRENCY, INVALID_TIMEZONE, INVALID_LANGUAGE, INVALID_COMPANY_EMAIL, …); ' +
         'nothing is saved unless every field is valid. Answers the settings after the change.',
       body: SettingsUpdateBody,
-      response: responses({ 200: SettingsResponse }, [...AUTHENTICATED, 403, 413, 415])
+      response: responses({ 200: SettingsResponse }, [...AUTHENTICATED, Forbidden, 413, 415])
     }
   }, async (request) => ({ success: true as const, settings: await fastify.settings.update(request.scope, request.body) }))
 }

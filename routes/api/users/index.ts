@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, IdParams, pageOf, responses } from '../../../schemas/common.ts'
 import { CreateUserBody, SetRoleBody, UserListQuery, UserListResponse, UserResponse } from '../../../schemas/users.ts'
 import invitations from './invitations.ts'
@@ -25,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Add a user (admin)',
       description: 'Creates an active user with role `user`. Password: at least 10 characters, not the e-mail. Duplicate e-mail (in any company): 409 EMAIL_TAKEN.',
       body: CreateUserBody,
-      response: responses({ 201: UserResponse }, [401, 403, 409])
+      response: responses({ 201: UserResponse }, [...AUTHENTICATED, Forbidden, 409])
     }
   }, async (request, reply) => {
     const user = await fastify.users.create(request.scope, request.body)
@@ -39,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Deactivate a user (admin)',
       description: 'Soft deactivation: `active` becomes false, the record stays, the user\'s tokens stop working at once. 409 for yourself (CANNOT_DEACTIVATE_SELF) and for the last active admin (LAST_ADMIN).',
       params: IdParams,
-      response: responses({ 200: UserResponse }, [401, 403, 404, 409, UserNotFound])
+      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.scope, request.params.id) }))
 
@@ -51,7 +52,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`admin` or `user`; anything else is a 400 listing the allowed values. Demoting the last active admin: 409 LAST_ADMIN.',
       params: IdParams,
       body: SetRoleBody,
-      response: responses({ 200: UserResponse }, [401, 403, 404, 409, UserNotFound])
+      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.scope, request.params.id, request.body.role) }))
 

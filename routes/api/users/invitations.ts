@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { pageInfo } from '../../../lib/pages.ts'
 import type { FastifyRequest } from 'fastify'
 import { clientMeta } from '../../../lib/client-meta.ts'
+import { TwoFactorEnrolmentRequired } from '../../../plugins/app/auth/auth.errors.ts'
+import { WeakPassword } from '../../../plugins/app/auth/password.ts'
+import { EmailTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
 import { InvitationCancelled, InvitationExpired, InvitationNotFound, InvitationNotPending, InvitationUsed } from '../../../plugins/app/invitations/invitations.errors.ts'
 import { LoginResponse } from '../../../schemas/auth.ts'
 import { AUTHENTICATED, pageOf, responses } from '../../../schemas/common.ts'
@@ -17,7 +21,7 @@ const HOUR = 60 * MINUTE
 const ACCEPT_LIMIT_PER_IP = { max: 20, timeWindow: 15 * MINUTE }
 const PREVIEW_LIMIT_PER_IP = { max: 60, timeWindow: MINUTE }
 
-const ADMIN = [...AUTHENTICATED, 403]
+const ADMIN = [...AUTHENTICATED, Forbidden]
 
 /** Registered by ./index.ts (autoload loads only a folder's index.ts). */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -79,7 +83,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Resend an invitation',
       description: `Admin only. Issues a new link (the previous one stops working at once), renews the expiry and sends the e-mail again. Pending invitations only (409 \`INVITATION_NOT_PENDING\`). At most ${config.INVITATION_RESEND_LIMIT} per invitation per hour (429).`,
       params: InvitationIdParams,
-      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429, InvitationNotFound])
+      response: responses({ 200: InvitationResponse }, [...ADMIN, 404, 409, 429, InvitationNotFound, InvitationNotPending])
     }
   }, async (request) => ({ success: true as const, invitation: await invitations.resend(request.scope, request.params.id) }))
 
@@ -118,7 +122,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Accept an invitation',
       description: `Public. Creates the account (in the inviting company, with the invited role) and answers a session exactly like login. The token works once. Same 404 codes as the lookup; 400 \`WEAK_PASSWORD\`; 409 \`EMAIL_TAKEN\` if the address got an account meanwhile. When the company requires a second factor, the account is made but no session opens: 403 \`TWO_FACTOR_ENROLMENT_REQUIRED\` with \`details: {challenge, expires_in}\` for POST /api/login/2fa/enrol, as at login. Rate-limited: ${ACCEPT_LIMIT_PER_IP.max} per 15 minutes per IP.`,
       body: AcceptInvitationBody,
-      response: responses({ 200: LoginResponse }, [403, 404, 409, 413, 415, 429])
+      response: responses({ 200: LoginResponse }, [403, 404, 409, 413, 415, 429, WeakPassword, EmailTaken, TwoFactorEnrolmentRequired])
     }
   }, async (request) => ({ success: true as const, ...await invitations.accept(request.em, request.body, clientMeta(request)) }))
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { IdParams, responses } from '../../../schemas/common.ts'
+import { Forbidden } from '../../../lib/errors.ts'
+import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { SessionsRevokedResponse } from '../../../schemas/sessions.ts'
 import { UserNotFound } from '../../../plugins/app/users/users.errors.ts'
 
@@ -13,7 +14,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'All of the member\'s portal tokens answer 401 from the next request on; their account stays active. ' +
         'A user of another company: 404 USER_NOT_FOUND; not an administrator: 403 FORBIDDEN.',
       params: IdParams,
-      response: responses({ 200: SessionsRevokedResponse }, [401, 403, 404, UserNotFound])
+      response: responses({ 200: SessionsRevokedResponse }, [...AUTHENTICATED, Forbidden, 404, UserNotFound])
     }
   }, async (request) => ({ success: true as const, revoked: await fastify.sessions.revokeAllOf(request.scope, request.params.id) }))
 }

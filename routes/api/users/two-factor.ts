@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { IdParams, responses } from '../../../schemas/common.ts'
+import { Forbidden } from '../../../lib/errors.ts'
+import { AUTHENTICATED, IdParams, responses } from '../../../schemas/common.ts'
 import { TwoFactorResetResponse } from '../../../schemas/two-factor.ts'
 import { UserNotFound } from '../../../plugins/app/users/users.errors.ts'
 
@@ -15,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Not an administrator: 403 FORBIDDEN; a user of another company: 404 USER_NOT_FOUND; yourself: 409 TWO_FACTOR_RESET_OWN (use /api/me/2fa); ' +
         'no factor on: 409 TWO_FACTOR_NOT_ENABLED.',
       params: IdParams,
-      response: responses({ 200: TwoFactorResetResponse }, [401, 403, 404, 409, UserNotFound])
+      response: responses({ 200: TwoFactorResetResponse }, [...AUTHENTICATED, Forbidden, 404, 409, UserNotFound])
     }
   }, async (request) => ({ success: true as const, ...await fastify.twoFactor.resetOf(request.scope, request.params.id) }))
 }

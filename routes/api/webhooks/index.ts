@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, pageOf, responses, SuccessOnly } from '../../../schemas/common.ts'
 import { CreateWebhookBody, UpdateWebhookBody, WebhookListQuery, WebhookListResponse, WebhookParams, WebhookResponse, WebhookWithSecretResponse } from '../../../schemas/webhooks.ts'
 import deliveries from './deliveries.ts'
-import { WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
+import { WebhookLimitReached, WebhookNotFound } from '../../../plugins/app/webhooks/webhooks.errors.ts'
 
-const ADMIN = [...AUTHENTICATED, 403]
+const ADMIN = [...AUTHENTICATED, Forbidden]
 const URL_RULES = '`url` must be https:// with a host that resolves only to public addresses: 400 `WEBHOOK_URL_INVALID` (another scheme, credentials, a fragment, a host that does not resolve) ' +
   'or 400 `WEBHOOK_URL_REFUSED` (loopback, private, link-local or metadata addresses), `details.field` = `url`. 400 `VALIDATION_FAILED` naming `events` and the known types for an unknown event type.'
 
@@ -29,7 +30,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Add a webhook endpoint (admin)',
       description: `Answers the endpoint and its signing \`secret\`, shown this once. ${URL_RULES} 409 \`WEBHOOK_LIMIT_REACHED\` past 20 endpoints.`,
       body: CreateWebhookBody,
-      response: responses({ 201: WebhookWithSecretResponse }, [...ADMIN, 409, 413, 415])
+      response: responses({ 201: WebhookWithSecretResponse }, [...ADMIN, 409, 413, 415, WebhookLimitReached])
     }
   }, async (request, reply) => reply.code(201).send({ success: true as const, ...await webhooks.create(request.scope, request.body) }))
 
