@@ -3,6 +3,8 @@ import { clientMeta } from '../../lib/client-meta.ts'
 import { LoginResponse } from '../../schemas/auth.ts'
 import { responses } from '../../schemas/common.ts'
 import { LoginEnrolBody, LoginEnrolledResponse, LoginEnrolVerifyBody, LoginSecondStepBody, TwoFactorEnrolmentResponse } from '../../schemas/two-factor.ts'
+import { AccountDisabled, LoginChallengeInvalid, TenantSuspended } from '../../plugins/app/auth/auth.errors.ts'
+import { TwoFactorAlreadyEnabled, TwoFactorCodeInvalid, TwoFactorNotEnabled, TwoFactorNotPending } from '../../plugins/app/two-factor/two-factor.errors.ts'
 
 const MINUTE = 60_000
 
@@ -27,7 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'Answers like a login. A wrong code: 401 TWO_FACTOR_CODE_INVALID (the challenge stays usable); an expired, used or exhausted challenge: 401 LOGIN_CHALLENGE_INVALID. ' +
         `A code works once: its time step cannot be replayed. ${limits}`,
       body: LoginSecondStepBody,
-      response: responses({ 200: LoginResponse }, [401, 403, 409, 413, 415, 429])
+      response: responses({ 200: LoginResponse }, [LoginChallengeInvalid, TwoFactorCodeInvalid, AccountDisabled, TenantSuspended, TwoFactorNotEnabled, 413, 415, 429])
     }
   }, async (request) => {
     const { challenge, ...proof } = request.body
@@ -44,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'After POST /api/login answered 403 TWO_FACTOR_ENROLMENT_REQUIRED (the company requires a second factor): a new secret and QR code ' +
         'for the `details.challenge`. Calling it again replaces the secret. Then POST /api/login/2fa/enrol/verify.',
       body: LoginEnrolBody,
-      response: responses({ 200: TwoFactorEnrolmentResponse }, [401, 403, 409, 413, 415, 429])
+      response: responses({ 200: TwoFactorEnrolmentResponse }, [LoginChallengeInvalid, AccountDisabled, TenantSuspended, TwoFactorAlreadyEnabled, 413, 415, 429])
     }
   }, async (request) => ({ success: true as const, ...await twoStep.startEnrolment(request.em, request.body.challenge) }))
 
@@ -58,7 +60,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'The first code of the app just set up: turns the factor on and answers like a login, plus ten recovery codes shown only this once. ' +
         `Wrong code: 401 TWO_FACTOR_CODE_INVALID. ${limits}`,
       body: LoginEnrolVerifyBody,
-      response: responses({ 200: LoginEnrolledResponse }, [401, 403, 409, 413, 415, 429])
+      response: responses({ 200: LoginEnrolledResponse }, [LoginChallengeInvalid, TwoFactorCodeInvalid, AccountDisabled, TenantSuspended, TwoFactorNotPending, 413, 415, 429])
     }
   }, async (request) => {
     const { challenge, code } = request.body

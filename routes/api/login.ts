@@ -3,6 +3,7 @@ import { accountKey } from '../../lib/account-key.ts'
 import { clientMeta } from '../../lib/client-meta.ts'
 import { LoginBody, LoginResponse } from '../../schemas/auth.ts'
 import { responses } from '../../schemas/common.ts'
+import { AccountDisabled, InvalidCredentials, TenantSuspended, TwoFactorEnrolmentRequired, TwoFactorRequired } from '../../plugins/app/auth/auth.errors.ts'
 
 const MINUTE = 60_000
 
@@ -22,7 +23,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '403 TWO_FACTOR_ENROLMENT_REQUIRED, each with `details: {challenge, expires_in}` for POST /api/login/2fa or /api/login/2fa/enrol. ' +
         `Rate-limited: ${config.LOGIN_LIMIT_PER_IP} per minute per IP and ${config.LOGIN_LIMIT_PER_ACCOUNT} per 15 minutes per account.`,
       body: LoginBody,
-      response: responses({ 200: LoginResponse }, [401, 403, 413, 415, 429])
+      response: responses({ 200: LoginResponse }, [InvalidCredentials, TwoFactorRequired, AccountDisabled, TenantSuspended, TwoFactorEnrolmentRequired, 413, 415, 429])
     }
   }, async (request) => {
     const result = await fastify.auth.login(request.em, request.body, clientMeta(request))

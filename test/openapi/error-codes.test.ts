@@ -77,7 +77,11 @@ t.test('what a refusal answers is what the document lists for it', async (t) => 
     { method: 'DELETE', url: `/api/me/sessions/${UNKNOWN_UUID}`, path: '/api/me/sessions/{id}' },
     { method: 'GET', url: '/api/instances', path: '/api/instances', token: 'not-a-token' },
     { method: 'POST', url: '/api/instances/create', path: '/api/instances/create', payload: { name: 'x', subdomain: 'acme-x', erp_version: '15.0', backend: 'docker' } },
-    { method: 'POST', url: '/api/me/password', path: '/api/me/password', payload: { current_password: 'not the password', new_password: 'another long password 1' } }
+    { method: 'POST', url: '/api/me/password', path: '/api/me/password', payload: { current_password: 'not the password', new_password: 'another long password 1' } },
+    { method: 'POST', url: '/api/login', path: '/api/login', payload: { email: admin.email, password: 'not the password' } },
+    { method: 'GET', url: '/api/support/tickets', path: '/api/support/tickets' },
+    { method: 'GET', url: '/api/subscription/current', path: '/api/subscription/current' },
+    { method: 'POST', url: '/api/users/create', path: '/api/users/create', payload: { email: admin.email, name: 'Again', password: 'a long enough password 1', role: 'user' } }
   ]
   for (const c of cases) {
     const answer = await app.inject({ method: c.method, url: c.url, headers: bearer(c.token ?? admin.token), ...(c.payload === undefined ? {} : { payload: c.payload }) })

@@ -7,7 +7,7 @@ import { parseRange } from '../../../plugins/app/backups/backup-download.ts'
 import { DOWNLOAD_TOKEN_SECONDS } from '../../../plugins/app/backups/download-links.ts'
 import type { Archive } from '../../../plugins/app/backups/backups.service.ts'
 import { Forbidden, ValidationFailed } from '../../../lib/errors.ts'
-import { BackupArchiveUnreadable, BackupConfirmationMismatch, BackupCorrupt, BackupDownloadsBusy, BackupDownloadTokenInvalid, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupReaderUnavailable, BackupUnavailable } from '../../../plugins/app/backups/backups.errors.ts'
+import { BackupArchiveUnreadable, BackupConfirmationMismatch, BackupCorrupt, BackupDownloadsBusy, BackupDownloadTokenInvalid, BackupInCluster, BackupInProgress, BackupNotCompleted, BackupNotFound, BackupRangeInvalid, BackupReaderUnavailable, BackupUnavailable } from '../../../plugins/app/backups/backups.errors.ts'
 import { InstanceBusy, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
 import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
@@ -72,7 +72,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '409 `BACKUP_NOT_COMPLETED` for a backup that is not completed; 409 `BACKUP_IN_CLUSTER` for an archive kept in a Kubernetes cluster whose backend is not configured here.',
       params: BackupParams,
       headers: DownloadHeaders,
-      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupDownloadsBusy, BackupReaderUnavailable, BackupArchiveUnreadable, BackupNotFound, BackupNotCompleted, BackupInCluster, InstanceNotFound])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupRangeInvalid, BackupDownloadsBusy, BackupReaderUnavailable, BackupArchiveUnreadable, BackupNotFound, BackupNotCompleted, BackupInCluster, InstanceNotFound])
     }
   }, async (request, reply) => sendArchive(reply, request.headers.range, await backups.archives.archive(request.scope, request.params.id, request.params.backup_id)))
 
@@ -99,7 +99,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: BackupParams,
       querystring: DownloadTokenQuery,
       headers: DownloadHeaders,
-      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupDownloadTokenInvalid, InstanceNotFound, BackupNotFound])
+      response: responses({ 200: ArchiveBytes, 206: ArchiveRange }, [...AUTHENTICATED, 404, 409, 416, 429, 502, BackupDownloadTokenInvalid, InstanceNotFound, BackupNotFound, BackupNotCompleted, BackupInCluster, BackupRangeInvalid, BackupDownloadsBusy, BackupReaderUnavailable, BackupArchiveUnreadable])
     }
   }, async (request, reply) => {
     const scope = await backups.links.redeem(fastify.orm.em, request.query.token, request.params.id, request.params.backup_id)

@@ -9,9 +9,11 @@ import metrics from './metrics.ts'
 import backups from './backups.ts'
 import users from './users.ts'
 import modules from './modules.ts'
-import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { BackendNotReady, BackendUnavailable, InstanceBusy, InstanceDeleted, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
+import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
 
-const ACTION_ERRORS = [...AUTHENTICATED, 404, 409, 503, InstanceNotFound]
+const ACTION_ERRORS = [...AUTHENTICATED, InstanceNotFound, InstanceBusy, InstanceDeleted, BackendUnavailable, BackendNotReady]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
   start: 'Starts a stopped (or failed) instance',
   stop: 'Stops a running instance; its data stays',
@@ -38,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Create an instance',
       description: 'Records the instance in state `provisioning` and queues its provisioning; answers 202 at once. Poll `/api/instances/{id}/status` until `running` (or `error`, with `status_message`). 402 when the plan\'s instances are all in use; 409 when the subdomain is taken or reserved; 503 when the backend is not configured or does not answer.',
       body: CreateInstanceBody,
-      response: responses({ 202: InstanceResponse }, [...AUTHENTICATED, 402, 409, 413, 415, 503])
+      response: responses({ 202: InstanceResponse }, [...AUTHENTICATED, InstanceLimitReached, SubdomainTaken, SubdomainReserved, 413, 415, BackendUnavailable, BackendNotReady])
     }
   }, async (request, reply) => {
     const instance = await fastify.instances.create(request.scope, request.body)

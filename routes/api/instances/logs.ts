@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
 import { LogStreamEvents, LogStreamHeaders, LogStreamQuery, LogStreamTokenResponse, LogsQuery, LogsResponse } from '../../../schemas/logs.ts'
 import { openSseViewer } from '../../../plugins/app/logs/sse-viewer.ts'
-import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { BackendUnavailable, InstanceDeleted, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { LogStreamTokenInvalid } from '../../../plugins/app/logs/logs.errors.ts'
 
 /** A slow client is disconnected (it resumes with Last-Event-ID) once this much waits in its socket buffer. */
 const MAX_BUFFERED_BYTES = 1024 * 1024
@@ -19,7 +20,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         '503 when the backend does not answer.',
       params: InstanceIdParams,
       querystring: LogsQuery,
-      response: responses({ 200: LogsResponse }, [...AUTHENTICATED, 404, 503, InstanceNotFound])
+      response: responses({ 200: LogsResponse }, [...AUTHENTICATED, 404, 503, InstanceNotFound, BackendUnavailable])
     }
   }, async (request) => ({ success: true as const, ...await fastify.logs.read(request.scope, request.params.id, request.query) }))
 
@@ -31,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Short-lived (`expires_in` seconds to open the stream, or to reconnect with it) and single-purpose: this instance, ' +
         'this user and session, the stream route only; it is no bearer token. Open `stream_url` with an EventSource or `curl -N`.',
       params: InstanceIdParams,
-      response: responses({ 200: LogStreamTokenResponse }, [...AUTHENTICATED, 404, 409, InstanceNotFound])
+      response: responses({ 200: LogStreamTokenResponse }, [...AUTHENTICATED, 404, 409, InstanceNotFound, InstanceDeleted])
     }
   }, async (request) => ({ success: true as const, ...await fastify.logs.streamToken(request.scope, request.params.id) }))
 
@@ -48,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: InstanceIdParams,
       querystring: LogStreamQuery,
       headers: LogStreamHeaders,
-      response: responses({ 200: LogStreamEvents }, [401, 404, 409, 503, InstanceNotFound])
+      response: responses({ 200: LogStreamEvents }, [LogStreamTokenInvalid, 404, 409, 503, InstanceNotFound, InstanceDeleted, BackendUnavailable])
     }
   }, async (request, reply) => {
     const { target, sessionId } = await fastify.logs.authorizeStream(request.query.token, request.params.id, (claims) => async (statement, values) => fastify.auth.queryAsSession(claims, statement, values))

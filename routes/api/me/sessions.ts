@@ -25,7 +25,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'End one of your sessions',
       description: 'Its token answers 401 from the next request on. Another person\'s session, or one already ended: 404 SESSION_NOT_FOUND.',
       params: IdParams,
-      response: responses({ 200: SuccessOnly }, [401, 404, SessionNotFound])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, SessionNotFound])
     }
   }, async (request) => {
     await sessions.revoke(request.scope, request.params.id)

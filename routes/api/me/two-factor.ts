@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AUTHENTICATED, SuccessOnly, responses } from '../../../schemas/common.ts'
 import { FactorProofBody, NewRecoveryCodesResponse, RecoveryCodesResponse, TwoFactorEnrolmentResponse, TwoFactorStatusResponse, TwoFactorVerifyBody } from '../../../schemas/two-factor.ts'
+import { TwoFactorAlreadyEnabled, TwoFactorCodeInvalid, TwoFactorNotEnabled, TwoFactorNotPending, TwoFactorRequiredByCompany } from '../../../plugins/app/two-factor/two-factor.errors.ts'
 
 const MINUTE = 60_000
 
@@ -32,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Set up a second factor',
       description: 'A new TOTP secret, its `otpauth://` URI and a QR code to scan. Nothing changes at login until POST /api/me/2fa/verify. ' +
         'Calling it again replaces a pending secret; with the factor already on: 409 TWO_FACTOR_ALREADY_ENABLED.',
-      response: responses({ 200: TwoFactorEnrolmentResponse }, [401, 409])
+      response: responses({ 200: TwoFactorEnrolmentResponse }, [...AUTHENTICATED, TwoFactorAlreadyEnabled])
     }
   }, async (request) => {
     const { actor, em } = request.scope
@@ -48,7 +49,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'The first code of the app: turns the factor on and answers ten single-use recovery codes, shown only this once. ' +
         'Wrong code: 401 TWO_FACTOR_CODE_INVALID; nothing pending: 409 TWO_FACTOR_NOT_PENDING.',
       body: TwoFactorVerifyBody,
-      response: responses({ 200: RecoveryCodesResponse }, [401, 409, 413, 415, 429])
+      response: responses({ 200: RecoveryCodesResponse }, [...AUTHENTICATED, TwoFactorCodeInvalid, TwoFactorNotPending, TwoFactorAlreadyEnabled, 413, 415, 429])
     }
   }, async (request) => {
     const { actor, em } = request.scope
@@ -64,7 +65,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Needs a current `code` or a `recovery_code`, as turning the factor off does. Answers ten new single-use codes, shown only this once; ' +
         'the previous ones stop working in the same transaction. Wrong: 401 TWO_FACTOR_CODE_INVALID; not on: 409 TWO_FACTOR_NOT_ENABLED.',
       body: FactorProofBody,
-      response: responses({ 200: NewRecoveryCodesResponse }, [401, 409, 413, 415, 429])
+      response: responses({ 200: NewRecoveryCodesResponse }, [...AUTHENTICATED, TwoFactorCodeInvalid, TwoFactorNotEnabled, 413, 415, 429])
     }
   }, async (request) => ({ success: true as const, recovery_codes: await twoFactor.regenerateRecoveryCodes(request.scope, request.body) }))
 
@@ -77,7 +78,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Needs a current `code` or a `recovery_code`. Wrong: 401 TWO_FACTOR_CODE_INVALID; not on: 409 TWO_FACTOR_NOT_ENABLED; ' +
         'the company requires it: 409 TWO_FACTOR_REQUIRED_BY_COMPANY.',
       body: FactorProofBody,
-      response: responses({ 200: SuccessOnly }, [401, 409, 413, 415, 429])
+      response: responses({ 200: SuccessOnly }, [...AUTHENTICATED, TwoFactorCodeInvalid, TwoFactorNotEnabled, TwoFactorRequiredByCompany, 413, 415, 429])
     }
   }, async (request) => {
     await twoFactor.disable(request.scope, request.body)

@@ -4,11 +4,14 @@ import {
   PlanIdBody, SelectPlanBody, SelectPlanResponse, SubscribeBody, SubscribeResponse, SubscriptionResponse
 } from '../../../schemas/subscriptions.ts'
 import recommendation from './recommendation.ts'
+import { Forbidden } from '../../../lib/errors.ts'
+import { PlanNotFound } from '../../../plugins/app/plans/plans.errors.ts'
+import { NothingToConfirm, PaymentRequired, SubscriptionNotFound, SubscriptionPlanMismatch, SubscriptionTransitionInvalid, TrialAlreadyUsed } from '../../../plugins/app/subscriptions/subscriptions.errors.ts'
 
 const tags = ['subscription']
 const ADMIN = 'Administrators only (403 FORBIDDEN for a `user`).'
 /** Errors of a JSON-body admin route, besides its own. */
-const bodyErrors = [401, 403, 413, 415]
+const bodyErrors = [...AUTHENTICATED, Forbidden, 413, 415]
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { subscriptions } = fastify
@@ -19,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getSubscription',
       summary: 'The company\'s subscription',
       description: 'Plan, status, quantities, money (major units) and dates; `renewal_date` is the end of the current period. 404 SUBSCRIPTION_NOT_FOUND before the first subscription or trial.',
-      response: responses({ 200: SubscriptionResponse }, [...AUTHENTICATED, 404])
+      response: responses({ 200: SubscriptionResponse }, [...AUTHENTICATED, SubscriptionNotFound])
     }
   }, async (request) => ({ success: true as const, subscription: await subscriptions.current(request.scope) }))
 
@@ -30,7 +33,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Choose a plan and quantities ahead of checkout (admin)',
       description: `Stores the company's plan configuration (choosing again replaces it) and answers it with its price. Limits: users <= max_users, instances <= max_instances, workers <= max_workers (400 PLAN_LIMIT_EXCEEDED naming the field and the maximum). Unknown or inactive plan: 404 PLAN_NOT_FOUND; a trial plan: 400 PLAN_IS_TRIAL. ${ADMIN}`,
       body: SelectPlanBody,
-      response: responses({ 200: SelectPlanResponse }, [...bodyErrors, 404])
+      response: responses({ 200: SelectPlanResponse }, [...bodyErrors, PlanNotFound])
     }
   }, async (request) => {
     const { plan_id: planId, billing_cycle: billingCycle, users, storage, workers, instances } = request.body
@@ -44,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Subscribe to a plan (admin)',
       description: `Prices the stored configuration when it is for this plan (otherwise the plan's included users, no extra storage, 1 instance, 1 worker) for the billing cycle. The subscription becomes \`pending_payment\` with \`amount_due\` and a new \`payment_reference\`, or \`active\` at once when the price is zero. Repeating it unchanged keeps the pending reference. A change the state machine forbids: 409 SUBSCRIPTION_TRANSITION_INVALID. ${ADMIN}`,
       body: SubscribeBody,
-      response: responses({ 200: SubscribeResponse }, [...bodyErrors, 404, 409])
+      response: responses({ 200: SubscribeResponse }, [...bodyErrors, PlanNotFound, SubscriptionTransitionInvalid])
     }
   }, async (request) => ({ success: true as const, ...await subscriptions.subscribe(request.scope, { planId: request.body.plan_id, billingCycle: request.body.billing_cycle }) }))
 
@@ -55,7 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Confirm the paid subscription (admin)',
       description: `Activates a \`pending_payment\` subscription once the payment provider has confirmed a payment of exactly \`amount_due\` under its \`payment_reference\` (otherwise 402 PAYMENT_REQUIRED, saying whether a payment was refused). The period starts now and renews one calendar month or year later. Already active (the payment webhook activates too): answers the subscription unchanged. Nothing awaited (e.g. trialing): 409 NOTHING_TO_CONFIRM; another plan_id: 409 SUBSCRIPTION_PLAN_MISMATCH. ${ADMIN}`,
       body: PlanIdBody,
-      response: responses({ 200: SubscriptionResponse }, [...bodyErrors, 402, 404, 409])
+      response: responses({ 200: SubscriptionResponse }, [...bodyErrors, PaymentRequired, SubscriptionNotFound, NothingToConfirm, SubscriptionPlanMismatch])
     }
   }, async (request) => ({ success: true as const, subscription: await subscriptions.confirm(request.scope, { planId: request.body.plan_id }) }))
 
@@ -66,7 +69,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Start the free trial (admin)',
       description: `Starts the company's one trial on a trial plan: status \`trialing\` until now + the plan's trial_days, then \`expired\` (a background job). A second trial, even after the first ended: 409 TRIAL_ALREADY_USED; a plan without a trial: 400 PLAN_NOT_TRIAL; a company that already subscribed: 409 SUBSCRIPTION_TRANSITION_INVALID. ${ADMIN}`,
       body: PlanIdBody,
-      response: responses({ 200: SubscriptionResponse }, [...bodyErrors, 404, 409])
+      response: responses({ 200: SubscriptionResponse }, [...bodyErrors, PlanNotFound, TrialAlreadyUsed])
     }
   }, async (request) => ({ success: true as const, subscription: await subscriptions.startTrial(request.scope, { planId: request.body.plan_id }) }))
 

@@ -4,7 +4,8 @@ import {
   SupportCloseBody, SupportQueueQuery, SupportQueueResponse, SupportReplyBody, SupportTicketResponse, SupportTokenHeaders
 } from '../../../schemas/tickets.ts'
 import { trimBodyStrings } from '../tickets/trim-body.ts'
-import { requireSupportToken } from './support-token.ts'
+import { requireSupportToken, SupportApiDisabled, SupportTokenInvalid } from './support-token.ts'
+import { TicketAlreadyClosed, TicketNotFound } from '../../../plugins/app/tickets/tickets.errors.ts'
 
 const OFF = 'Answers 404 SUPPORT_API_DISABLED while SUPPORT_API_TOKEN is unset, 401 SUPPORT_TOKEN_INVALID for a missing or wrong X-Support-Token.'
 
@@ -16,7 +17,7 @@ const OFF = 'Answers 404 SUPPORT_API_DISABLED while SUPPORT_API_TOKEN is unset, 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = { auth: 'support-token' as const }
   const onRequest = requireSupportToken(fastify.config.SUPPORT_API_TOKEN)
-  const errors = [401, 404]
+  const errors = [SupportTokenInvalid, SupportApiDisabled]
   const bodyErrors = [...errors, 409, 413, 415]
 
   fastify.get('/tickets', {
@@ -46,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: OFF,
       headers: SupportTokenHeaders,
       params: IdParams,
-      response: responses({ 200: SupportTicketResponse }, errors)
+      response: responses({ 200: SupportTicketResponse }, [...errors, TicketNotFound])
     }
   }, async (request) => ({ success: true as const, ...await fastify.supportDesk.show(request.em, request.params.id) }))
 
@@ -62,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: SupportTokenHeaders,
       params: IdParams,
       body: SupportReplyBody,
-      response: responses({ 200: SupportTicketResponse }, bodyErrors)
+      response: responses({ 200: SupportTicketResponse }, [...bodyErrors, TicketNotFound, TicketAlreadyClosed])
     }
   }, async (request) => {
     const { staff_name: staffName, message } = request.body
@@ -81,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       headers: SupportTokenHeaders,
       params: IdParams,
       body: SupportCloseBody,
-      response: responses({ 200: SupportTicketResponse }, bodyErrors)
+      response: responses({ 200: SupportTicketResponse }, [...bodyErrors, TicketNotFound, TicketAlreadyClosed])
     }
   }, async (request) => ({ success: true as const, ...await fastify.supportDesk.close(request.em, request.params.id, request.body.staff_name) }))
 }

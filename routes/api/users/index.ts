@@ -5,7 +5,9 @@ import { CreateUserBody, SetRoleBody, UserListQuery, UserListResponse, UserRespo
 import invitations from './invitations.ts'
 import sessions from './sessions.ts'
 import twoFactor from './two-factor.ts'
-import { UserNotFound } from '../../../plugins/app/users/users.errors.ts'
+import { CannotDeactivateSelf, LastAdmin, UserNotFound } from '../../../plugins/app/users/users.errors.ts'
+import { EmailTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
+import { UserLimitReached } from '../../../plugins/app/limits/limits.service.ts'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('', {
@@ -26,7 +28,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Add a user (admin)',
       description: 'Creates an active user with role `user`. Password: at least 10 characters, not the e-mail. Duplicate e-mail (in any company): 409 EMAIL_TAKEN.',
       body: CreateUserBody,
-      response: responses({ 201: UserResponse }, [...AUTHENTICATED, Forbidden, 409])
+      response: responses({ 201: UserResponse }, [...AUTHENTICATED, Forbidden, EmailTaken, UserLimitReached])
     }
   }, async (request, reply) => {
     const user = await fastify.users.create(request.scope, request.body)
@@ -40,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Deactivate a user (admin)',
       description: 'Soft deactivation: `active` becomes false, the record stays, the user\'s tokens stop working at once. 409 for yourself (CANNOT_DEACTIVATE_SELF) and for the last active admin (LAST_ADMIN).',
       params: IdParams,
-      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, 404, 409, UserNotFound])
+      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, UserNotFound, CannotDeactivateSelf, LastAdmin])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.deactivate(request.scope, request.params.id) }))
 
@@ -52,7 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`admin` or `user`; anything else is a 400 listing the allowed values. Demoting the last active admin: 409 LAST_ADMIN.',
       params: IdParams,
       body: SetRoleBody,
-      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, 404, 409, UserNotFound])
+      response: responses({ 200: UserResponse }, [...AUTHENTICATED, Forbidden, UserNotFound, LastAdmin])
     }
   }, async (request) => ({ success: true as const, user: await fastify.users.setRole(request.scope, request.params.id, request.body.role) }))
 
