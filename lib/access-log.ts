@@ -12,19 +12,22 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
  *
  * An error answer adds its envelope's code (`code`).
  * Level: 5xx at error (the error handler's "request failed" line with the stack comes too),
- * anything else at info, except the answers below 400 of the routes polled all day (health
- * probes, instance status polling, the metrics scrape), which are at debug.
+ * anything else at info, except on the routes polled all day (health probes, instance status
+ * polling, the metrics scrape): their answers below 400 are at debug, and their 503 at warn (a
+ * readiness probe says "not ready" while the service starts or drains; the reason has its own line).
  */
 export const ACCESS_LOG_MESSAGE = 'request'
 
 /** Route patterns that probes, dashboards and scrapers call every few seconds. */
 const POLLED_ROUTES = new Set(['/health/live', '/health/ready', '/api/instances/:id/status', '/metrics'])
 
-export type AccessLogLevel = 'debug' | 'info' | 'error'
+export type AccessLogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 export function accessLogLevel (route: string | undefined, status: number): AccessLogLevel {
+  const polled = route !== undefined && POLLED_ROUTES.has(route)
+  if (status === 503 && polled) return 'warn'
   if (status >= 500) return 'error'
-  if (status < 400 && route !== undefined && POLLED_ROUTES.has(route)) return 'debug'
+  if (status < 400 && polled) return 'debug'
   return 'info'
 }
 

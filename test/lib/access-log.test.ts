@@ -112,15 +112,21 @@ t.test('a 5xx: the access line at error and the stack on the "request failed" li
 })
 
 t.test('the level rule', async (t) => {
-  const polled = fc.constantFrom('/health/live', '/health/ready', '/api/instances/:id/status', '/metrics')
+  const POLLED = ['/health/live', '/health/ready', '/api/instances/:id/status', '/metrics']
+  const polled = fc.constantFrom(...POLLED)
   const other = fc.constantFrom('/api/me', '/api/dashboard', '/api/instances/:id', '/api/instances', undefined)
   const status = fc.integer({ min: 100, max: 599 })
   fc.assert(fc.property(fc.oneof(polled, other), status, (route, code) => {
+    if (code === 503 && route !== undefined && POLLED.includes(route)) return accessLogLevel(route, code) === 'warn'
     if (code >= 500) return accessLogLevel(route, code) === 'error'
     if (code >= 400) return accessLogLevel(route, code) === 'info'
     return true
   }))
   fc.assert(fc.property(polled, fc.integer({ min: 100, max: 399 }), (route, code) => accessLogLevel(route, code) === 'debug'))
   fc.assert(fc.property(other, fc.integer({ min: 100, max: 399 }), (route, code) => accessLogLevel(route, code) === 'info'))
+  // A readiness probe's "not ready" is news, not a fault; a real failure of the same route is an error.
+  t.equal(accessLogLevel('/health/ready', 503), 'warn')
+  t.equal(accessLogLevel('/health/ready', 500), 'error')
+  t.equal(accessLogLevel('/api/me', 503), 'error')
   t.pass()
 })
