@@ -7,4 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DOCKER_TESTS="${DOCKER_TESTS:-required}"
-npm test -- test/replicas/*.test.ts --timeout=600
+# One file at a time: each picks free ports and restarts replicas on theirs, which a file running beside it could take meanwhile.
+npm test -- test/replicas/*.test.ts --timeout=600 --jobs=1
