@@ -3,23 +3,17 @@
  * ask the client itself: docs/agents.md). delete_instance on the Kubernetes backend of the fake API
  * server, so a confirmed delete really runs; every refusal leaves the company's data as it was.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import fc from 'fast-check'
 import { addMember, signup } from '../support/accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from '../support/instances.ts'
 import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
-import { startMcpFixture } from '../support/mcp.ts'
+import { kubeBackendEnv, startMcpFixture } from '../support/mcp.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, latestActivity, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
-const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
-t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-writeFileSync(join(dir, 'config'), kube.kubeconfigText)
-const { app, connectAgent, databaseUrl } = await startMcpFixture(t, { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', RECONCILE_SECONDS: 3600 })
+const { app, connectAgent, databaseUrl } = await startMcpFixture(t, kubeBackendEnv(t, kube.kubeconfigText))
 t.teardown(() => cleanupInstances(databaseUrl))
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Careful agent')

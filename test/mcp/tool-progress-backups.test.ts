@@ -3,7 +3,7 @@
  * while the backup Job runs on the fake Kubernetes API server (which the test ends, as the cluster
  * would), sending the backup's state and step, and answers the completed backup.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
@@ -14,20 +14,17 @@ import { signup } from '../support/accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from '../support/instances.ts'
 import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
 import { waitFor } from '../support/kube/client-helpers.ts'
-import { startMcpFixture } from '../support/mcp.ts'
+import { kubeBackendEnv, startMcpFixture } from '../support/mcp.ts'
 import { restCall } from './tool-helpers.ts'
 import { RESULT_MARK } from '../../provisioning/kubernetes/backup-job.ts'
 
 const slow = { timeoutMs: 20_000, intervalMs: 50 }
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100 })
-const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
+const dir = mkdtempSync(join(tmpdir(), 'erp-backups-'))
 t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-writeFileSync(join(dir, 'config'), kube.kubeconfigText)
 const { app, connectAgent, databaseUrl } = await startMcpFixture(t, {
-  KUBECONFIG: join(dir, 'config'),
-  INSTANCE_BACKENDS: 'kubernetes',
+  ...kubeBackendEnv(t, kube.kubeconfigText),
   INSTANCES_DOMAIN: 'erp.test',
-  RECONCILE_SECONDS: 3600,
   BACKUP_JOB_RETRIES: 0,
   BACKUP_IMAGE: 'registry.example/erp-backup:{pg_major}',
   BACKUP_DIR: dir,

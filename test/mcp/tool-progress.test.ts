@@ -3,9 +3,6 @@
  * with a progressToken (`onprogress`), and the call stays open on an SSE answer until the job ends;
  * the Kubernetes backend on the fake API server makes the job really move (no Docker).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -14,13 +11,10 @@ import { signup } from '../support/accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from '../support/instances.ts'
 import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
 import { waitFor } from '../support/kube/client-helpers.ts'
-import { mcpHeaders, startMcpFixture } from '../support/mcp.ts'
+import { mcpHeaders, kubeBackendEnv, startMcpFixture } from '../support/mcp.ts'
 
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
-const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
-t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-writeFileSync(join(dir, 'config'), kube.kubeconfigText)
-const kubeEnv = { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', RECONCILE_SECONDS: 3600 }
+const kubeEnv = kubeBackendEnv(t, kube.kubeconfigText)
 
 // Two portals on the fake cluster: one that waits long enough for a job to end, one that waits a second.
 const patient = await startMcpFixture(t, { ...kubeEnv, MCP_PROGRESS_MAX_SECONDS: 30 })

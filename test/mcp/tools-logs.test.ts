@@ -1,20 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { signup } from '../support/accounts.ts'
 import { cleanupInstances, uniqueSubdomain, waitForState } from '../support/instances.ts'
 import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
-import { startMcpFixture } from '../support/mcp.ts'
+import { kubeBackendEnv, startMcpFixture } from '../support/mcp.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { assertToolError, assertToolSuccess, restCall, tenantSnapshot, useTool } from './tool-helpers.ts'
 
 // The Kubernetes backend on the fake API server: real pod log reads through the real client.
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
-const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
-t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-writeFileSync(join(dir, 'config'), kube.kubeconfigText)
-const { app, connectAgent, databaseUrl } = await startMcpFixture(t, { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', RECONCILE_SECONDS: 3600 })
+const { app, connectAgent, databaseUrl } = await startMcpFixture(t, kubeBackendEnv(t, kube.kubeconfigText))
 t.teardown(() => cleanupInstances(databaseUrl))
 const admin = await signup(app)
 const { accessToken: token } = await connectAgent(admin, 'Log agent')

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { BASE_URL, MCP, startTestAuthServer, type TestAuthServer } from '../auth-server/helpers.ts'
 import { issueCode, pkcePair, redeem, registerClient } from '../auth-server/token-support.ts'
@@ -81,4 +84,15 @@ export async function callTool (app: FastifyInstance, token: string, name: strin
   const response = await rpc(app, token, 'tools/call', { name, arguments: args })
   if (response.statusCode !== 200) throw new Error(`tools/call ${name}: HTTP ${response.statusCode} ${response.body}`)
   return response.json() as { result?: { isError?: boolean, structuredContent: Record<string, any>, content: Array<{ type: string, text: string }> }, error?: { code: number, message: string } }
+}
+
+/**
+ * The settings of a portal whose instances run on the fake Kubernetes API server: a kubeconfig
+ * written for it (removed at teardown), the Kubernetes backend only, no reconciler mid-test.
+ */
+export function kubeBackendEnv (t: Teardown, kubeconfigText: string): { KUBECONFIG: string, INSTANCE_BACKENDS: 'kubernetes', RECONCILE_SECONDS: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'erp-kubeconfig-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'config'), kubeconfigText)
+  return { KUBECONFIG: join(dir, 'config'), INSTANCE_BACKENDS: 'kubernetes', RECONCILE_SECONDS: 3600 }
 }
