@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { INSTANCE_BACKENDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
+import { INSTANCE_BACKENDS, INSTANCE_KINDS, INSTANCE_STATES } from '../plugins/app/instances/instance.entity.ts'
 import { SUBDOMAIN_PATTERN, SUBDOMAIN_RULE } from '../lib/subdomains.ts'
 import { FiniteNumber, InstanceId, Int4, PageInfo, Pagination, ref, Success } from './common.ts'
 
@@ -31,7 +31,10 @@ const Common = {
   backend: Backend,
   state: InstanceState,
   status: Type.Enum(INSTANCE_STATES, { description: 'What the backend was last seen doing; the state until first seen' }),
-  status_message: Nullable(Type.String({ description: 'Why the instance is in `error`, or what is being retried while an attempt failed' }))
+  status_message: Nullable(Type.String({ description: 'Why the instance is in `error`, or what is being retried while an attempt failed' })),
+  kind: Type.Enum(INSTANCE_KINDS, { description: '`production`, or `staging`: a neutralized copy of `parent_id` (docs/staging.md)' }),
+  parent_id: Type.Union([InstanceId, Type.Null()], { description: 'The production instance a staging copy was made from; null for a production instance' }),
+  expires_at: Nullable(Type.String({ format: 'date-time', description: 'When a staging copy is deleted (UTC); null for a production instance' }))
 }
 
 export const InstanceSummary = Type.Object({
@@ -54,7 +57,8 @@ export const InstanceDetail = Type.Object({
     examples: ['http://127.0.0.1:32768']
   })),
   last_backup: Nullable(Minute),
-  last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' })
+  last_sync: Nullable({ ...Minute, description: 'When the reconciler last compared it with the backend, `YYYY-MM-DD HH:MM` UTC' }),
+  staging_ids: Type.Array(InstanceId, { description: 'The staging copies made from this instance (deleted ones left out), oldest first' })
 }, { $id: 'InstanceDetail', description: 'An instance in full' })
 
 export const InstanceListQuery = Pagination
@@ -70,3 +74,13 @@ export const InstanceStatusResponse = Success({
   status: Type.Enum(INSTANCE_STATES),
   updated_at: Type.String({ format: 'date-time' })
 }, { $id: 'InstanceStatusResponse' })
+
+export const CreateStagingBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Display name; default `<parent name> (staging)`' })),
+  subdomain: Type.Optional(Type.String({
+    pattern: SUBDOMAIN_PATTERN,
+    'x-pattern-message': `must be ${SUBDOMAIN_RULE}`,
+    description: 'DNS label of the copy; default `<parent subdomain>-staging` (with a number when taken)'
+  })),
+  from_backup_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A completed backup of this instance to copy; default: a fresh backup taken for the copy' }))
+}, { additionalProperties: false })

@@ -21,6 +21,7 @@ export const PlanItem = Type.Object({
   max_users: count('Most users the plan can have'),
   max_instances: count('Most ERP instances'),
   max_workers: count('Most workers per instance'),
+  staging_counts_in_limit: Type.Boolean({ description: 'Whether staging copies take one of `max_instances` (docs/staging.md)' }),
   annual_discount_percentage: FiniteNumber({ minimum: 0, maximum: 100, description: 'Discount on yearly billing, e.g. 15 for 15%' }),
   features: Type.Array(Type.String(), { description: 'Selling points, in display order' })
 }, { $id: 'Plan', description: 'A plan of the catalog' })

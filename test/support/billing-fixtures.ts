@@ -20,6 +20,7 @@ export const PAID_PLAN: Omit<PlanFields, 'code'> = {
   maxUsers: 20,
   maxInstances: 3,
   maxWorkers: 4,
+  stagingCountsInLimit: true,
   annualDiscountBps: 1000,
   features: ['Test feature'],
   sequence: 500

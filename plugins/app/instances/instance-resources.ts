@@ -23,16 +23,16 @@ const HELD_INSTANCES = `SELECT count(*)::int AS n FROM instances WHERE tenant_id
 
 /**
  * What the tenant's subscription buys. Before any subscription the number of instances is not
- * limited (limits.service.ts), so the tenant-wide ceiling counts the instances it holds: a
- * Kubernetes quota of one would leave a second instance unable to start.
+ * limited (limits.service.ts), and staging copies may take no slot of the plan, so the
+ * tenant-wide ceiling counts at least the instances it holds: a Kubernetes quota of one would
+ * leave a second instance unable to start.
  */
 export async function subscriptionSize (em: EntityManager, tenantId: string): Promise<SubscriptionSize> {
   const [row] = await em.execute<Array<{ workers: number, storage_gb: number, instances: number }>>(SUBSCRIPTION_SIZE, [tenantId])
-  if (row === undefined) {
-    const [held] = await em.execute<Array<{ n: number }>>(HELD_INSTANCES, [tenantId])
-    return { ...NO_SUBSCRIPTION, instances: Math.max(NO_SUBSCRIPTION.instances, held?.n ?? 0) }
-  }
-  return { workers: row.workers, storageGb: Number(row.storage_gb), instances: row.instances }
+  // Staging copies a plan does not count (staging_counts_in_limit false) still need room in the tenant's quota.
+  const [held] = await em.execute<Array<{ n: number }>>(HELD_INSTANCES, [tenantId])
+  if (row === undefined) return { ...NO_SUBSCRIPTION, instances: Math.max(NO_SUBSCRIPTION.instances, held?.n ?? 0) }
+  return { workers: row.workers, storageGb: Number(row.storage_gb), instances: Math.max(row.instances, held?.n ?? 0) }
 }
 
 /**

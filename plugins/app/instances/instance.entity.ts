@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core'
+import { defineEntity, p, type EntityClass } from '@mikro-orm/core'
 import { randomUUID } from 'node:crypto'
 import { createdAt, identityPrimaryKey, timestamp, updatedAt } from '../../../database/columns.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
@@ -6,6 +6,12 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 export const INSTANCE_BACKENDS = ['kubernetes', 'docker'] as const
 export const INSTANCE_STATES = ['provisioning', 'running', 'starting', 'stopping', 'stopped', 'restarting', 'error', 'deleting', 'deleted', 'restoring'] as const
 export type InstanceState = typeof INSTANCE_STATES[number]
+/** A staging copy's parent as the entity types it (the whole entity would make its type refer to itself). */
+interface ParentInstance { id: number, name: string }
+
+/** `staging`: a neutralized copy of a production instance (its `parent`), expiring at `expiresAt`. */
+export const INSTANCE_KINDS = ['production', 'staging'] as const
+export type InstanceKind = typeof INSTANCE_KINDS[number]
 
 /**
  * A hosted ERP instance. `state` is the lifecycle the control plane drives
@@ -39,6 +45,13 @@ const InstanceSchema = defineEntity({
     cpuMillicores: p.integer().check('cpu_millicores > 0'),
     storageGb: p.integer().check('storage_gb > 0'),
     workers: p.integer().default(0).check('workers >= 0'),
+    kind: p.enum(INSTANCE_KINDS).default('production'),
+    /** The production instance a staging copy was made from (null for a production instance). */
+    parent: () => p.manyToOne(Instance as unknown as EntityClass<ParentInstance>).nullable().index(),
+    /** When a staging copy is deleted (null for a production instance). */
+    expiresAt: timestamp().nullable(),
+    /** When the tenant's admins were warned that the staging copy expires soon (once per expiry). */
+    expiryWarnedAt: timestamp().nullable(),
     /** When the reconciler last compared the record with the backend */
     lastSyncAt: timestamp().nullable(),
     lastBackupAt: timestamp().nullable(),

@@ -1,12 +1,13 @@
 import type { TenantStatement } from '../../../lib/tenant-sql.ts'
-import type { InstanceState } from './instance.entity.ts'
+import type { InstanceKind, InstanceState } from './instance.entity.ts'
 import { sqlStates, STEADY_STATES } from './instance-states.ts'
 
 /** The list: every instance of the tenant but the deleted ones, newest first. */
 export const LIST_INSTANCES: TenantStatement = {
   name: 'instances-list',
   text: `
-SELECT id::float8 AS id, name, subdomain, erp_version, backend, state, status, status_message,
+SELECT id::float8 AS id, name, subdomain, erp_version, backend, state, status, status_message, kind, parent_id::float8 AS parent_id,
+  to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
 FROM instances
 WHERE tenant_id = $1 AND state <> ${sqlStates(['deleted'])}
@@ -32,6 +33,10 @@ export interface InstanceSummaryRow {
   state: InstanceState
   status: InstanceState | null
   status_message: string | null
+  kind: InstanceKind
+  parent_id: number | null
+  /** ISO 8601, UTC; null for a production instance. */
+  expires_at: string | null
   /** ISO 8601, UTC, formatted by the database (cheaper than fifty Date parses per list). */
   created_at: string
 }

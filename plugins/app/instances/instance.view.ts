@@ -1,4 +1,4 @@
-import type { Instance, InstanceState } from './instance.entity.ts'
+import type { Instance, InstanceKind, InstanceState } from './instance.entity.ts'
 import type { InstanceStatusRow, InstanceSummaryRow } from './instance.queries.ts'
 
 export interface InstanceSummaryView {
@@ -11,6 +11,10 @@ export interface InstanceSummaryView {
   state: InstanceState
   status: InstanceState
   status_message: string | null
+  /** `production`, or `staging`: a neutralized copy of `parent_id` that is deleted at `expires_at`. */
+  kind: InstanceKind
+  parent_id: number | null
+  expires_at: string | null
   created_at: string
 }
 
@@ -41,6 +45,13 @@ export interface InstanceDetailView {
   local_url: string | null
   last_backup: string | null
   last_sync: string | null
+  kind: InstanceKind
+  /** The production instance a staging copy was made from; null for a production instance. */
+  parent_id: number | null
+  /** When a staging copy is deleted (ISO 8601, UTC); null for a production instance. */
+  expires_at: string | null
+  /** The staging copies made from this instance (not deleted ones), oldest first. */
+  staging_ids: number[]
 }
 
 export interface InstanceStatusView {
@@ -73,6 +84,9 @@ export function toInstanceSummary (row: InstanceSummaryRow, domain: string): Ins
     state: row.state,
     status: row.status ?? row.state,
     status_message: row.status_message,
+    kind: row.kind,
+    parent_id: row.parent_id,
+    expires_at: row.expires_at,
     created_at: row.created_at
   }
 }
@@ -83,6 +97,7 @@ export function toInstanceDetail (instance: Instance, extra: {
   databaseLocation: string
   databaseBytes: number | undefined
   localUrl?: string | undefined
+  stagingIds?: number[]
 }): InstanceDetailView {
   return {
     id: instance.id,
@@ -103,7 +118,11 @@ export function toInstanceDetail (instance: Instance, extra: {
     postgres_db: extra.databaseLocation,
     local_url: extra.localUrl ?? null,
     last_backup: minuteStamp(instance.lastBackupAt),
-    last_sync: minuteStamp(instance.lastSyncAt)
+    last_sync: minuteStamp(instance.lastSyncAt),
+    kind: instance.kind,
+    parent_id: instance.parent?.id ?? null,
+    expires_at: instance.expiresAt?.toISOString() ?? null,
+    staging_ids: extra.stagingIds ?? []
   }
 }
 

@@ -39,6 +39,15 @@ export interface InstancesServiceDeps {
 
 export type LifecycleAction = Exclude<InstanceAction, 'provision'>
 
+/** A staging copy being recorded: its production instance and when it expires. */
+export interface StagingOf {
+  parentId: number
+  expiresAt: Date
+}
+
+/** A staging copy runs one ERP worker, whatever the subscription bought: it is for trying things, not for load. */
+export const STAGING_WORKERS = 1
+
 /** Instances of a tenant: records, lifecycle requests and the jobs that carry them out. */
 export function createInstancesService (deps: InstancesServiceDeps) {
   const { jobs, limits, backends, databases, transitions, instancesDomain } = deps
@@ -49,7 +58,8 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     return instance
   }
 
-  async function detail (instance: Instance): Promise<InstanceDetailView> {
+  async function detail (em: EntityManager, instance: Instance): Promise<InstanceDetailView> {
+    const copies = await em.find(Instance, { parent: instance.id, state: { $ne: 'deleted' } }, { fields: ['id'], orderBy: { id: 'asc' } })
     const [sizes, localUrl] = await Promise.all([
       databases.sizes([instance.uid]).catch((error: unknown) => {
         deps.log.warn({ err: error, instance_id: instance.id }, 'Database size unavailable; database_size answered as null')
@@ -63,7 +73,8 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       databaseName: database,
       databaseLocation: `${databases.host}:${databases.port}/${database}`,
       databaseBytes: sizes.get(instance.uid),
-      localUrl
+      localUrl,
+      stagingIds: copies.map((copy) => copy.id)
     })
   }
 
@@ -72,12 +83,12 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     await jobs.send(tx, INSTANCE_QUEUE, data)
   }
 
-  async function record (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'provisioning' | 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<Instance> {
+  async function record (em: EntityManager, actor: Actor, input: NewInstanceInput, state: 'provisioning' | 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>, staging?: StagingOf): Promise<Instance> {
     const checked = checkInstanceInput(input, deps.erpVersions)
     await backends.requireServing(checked.backend, checked.erpVersion)
     try {
       return await em.transactional(async (tx) => {
-        await limits.assertInstanceSlot(tx, actor.tenantId)
+        await limits.assertInstanceSlot(tx, actor.tenantId, { staging: staging !== undefined })
         const taken = await tx.count(Instance, { subdomain: checked.subdomain }, ACROSS_TENANTS)
         if (taken > 0) throw SubdomainTaken(`The subdomain "${checked.subdomain}" is already taken`, { field: 'subdomain' })
         const resources = instanceResources(await subscriptionSize(tx, actor.tenantId))
@@ -93,7 +104,8 @@ export function createInstancesService (deps: InstancesServiceDeps) {
           memoryMb: resources.memoryMb,
           cpuMillicores: resources.cpuMillicores,
           storageGb: resources.storageGb,
-          workers: resources.workers
+          workers: staging === undefined ? resources.workers : STAGING_WORKERS,
+          ...(staging === undefined ? {} : { kind: 'staging' as const, parent: tx.getReference(Instance, staging.parentId), expiresAt: staging.expiresAt })
         })
         await tx.flush()
         transitions.created(tx, actor, created)
@@ -128,7 +140,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {
-      return detail(await load(em, id))
+      return detail(em, await load(em, id))
     },
 
     /**
@@ -145,15 +157,15 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     async create ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: NewInstanceInput): Promise<InstanceDetailView> {
       const instance = await record(em, actor, input, 'provisioning', (tx, created) => queue(tx, created, 'provision'))
       jobs.wake(INSTANCE_QUEUE)
-      return detail(instance)
+      return detail(em, instance)
     },
 
     /**
      * Records an instance that another job brings to life (restored from a backup): in `state`,
      * counted against the plan's slots like any other, with `enqueue` run in the same transaction.
      */
-    async createFor ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: NewInstanceInput, state: 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>): Promise<InstanceDetailView> {
-      return detail(await record(em, actor, input, state, enqueue))
+    async createFor ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, input: NewInstanceInput, state: 'restoring', enqueue: (tx: EntityManager, created: Instance) => Promise<void>, staging?: StagingOf): Promise<InstanceDetailView> {
+      return detail(em, await record(em, actor, input, state, enqueue, staging))
     },
 
     /**
@@ -177,7 +189,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
         return { queued: true, instance }
       })
       if (outcome.queued) jobs.wake(INSTANCE_QUEUE)
-      return { queued: outcome.queued, instance: await detail(outcome.instance) }
+      return { queued: outcome.queued, instance: await detail(em, outcome.instance) }
     }
   }
 }

@@ -18,11 +18,14 @@ const USER_SEATS = `
 SELECT s.users AS limit, (SELECT count(*) FROM users u WHERE u.tenant_id = s.tenant_id AND u.active)::int AS used
 FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
+/** Staging copies count against the slots unless the subscription's plan says they do not (`staging_counts_in_limit`). */
 const INSTANCE_SLOTS = `
-SELECT s.instances AS limit, (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN (${sqlStates(RELEASED_STATES)}))::int AS used
-FROM subscriptions s WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
+SELECT s.instances AS limit, p.staging_counts_in_limit AS staging_counts,
+  (SELECT count(*) FROM instances i WHERE i.tenant_id = s.tenant_id AND i.state NOT IN (${sqlStates(RELEASED_STATES)})
+    AND (p.staging_counts_in_limit OR i.kind <> 'staging'))::int AS used
+FROM subscriptions s JOIN plans p ON p.id = s.plan_id WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
-interface Usage { limit: number, used: number }
+interface Usage { limit: number, used: number, staging_counts?: boolean }
 
 /**
  * What a subscription allows. Called inside the transaction that adds the
@@ -47,8 +50,10 @@ export function createLimitsService () {
       }
     },
 
-    async assertInstanceSlot (tx: EntityManager, tenantId: string): Promise<void> {
+    /** `staging`: the instance is a staging copy, which takes no slot on a plan whose staging copies do not count. */
+    async assertInstanceSlot (tx: EntityManager, tenantId: string, { staging = false }: { staging?: boolean } = {}): Promise<void> {
       const slots = await usage(tx, INSTANCE_SLOTS, tenantId)
+      if (staging && slots?.staging_counts === false) return
       if (slots !== undefined && slots.used >= slots.limit) {
         throw InstanceLimitReached(
           `Your plan includes ${slots.limit} instances and all are in use: upgrade the subscription or delete an instance first`,

@@ -21,6 +21,7 @@ export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
     maxUsers: 3,
     maxInstances: 1,
     maxWorkers: 1,
+    stagingCountsInLimit: true,
     annualDiscountBps: 0,
     features: ['All ERP apps', '1 instance', 'Up to 3 users', '5 GB storage', 'Community support'],
     sequence: 10
@@ -41,6 +42,7 @@ export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
     maxUsers: 10,
     maxInstances: 1,
     maxWorkers: 2,
+    stagingCountsInLimit: true,
     annualDiscountBps: 10_00,
     features: ['All ERP apps', '1 instance', '3 users included', '10 GB storage', 'Daily backups, kept 7 days', 'E-mail support'],
     sequence: 20
@@ -61,6 +63,7 @@ export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
     maxUsers: 50,
     maxInstances: 3,
     maxWorkers: 6,
+    stagingCountsInLimit: true,
     annualDiscountBps: 15_00,
     features: ['All ERP apps', 'Up to 3 instances (staging included)', '10 users included', '50 GB storage', 'Custom domains', 'Hourly backups, kept 30 days', 'Priority support'],
     sequence: 30
@@ -81,6 +84,7 @@ export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
     maxUsers: 500,
     maxInstances: 10,
     maxWorkers: 20,
+    stagingCountsInLimit: false,
     annualDiscountBps: 20_00,
     features: ['All ERP apps', 'Up to 10 instances', '25 users included', '200 GB storage', 'Custom domains', 'Single sign-on (SAML, OIDC)', 'Point-in-time recovery', '99.9% uptime SLA', 'Dedicated account manager'],
     sequence: 40
@@ -90,14 +94,14 @@ export const PLAN_CATALOG: readonly PlanCatalogEntry[] = [
 const COLUMNS = [
   'code', 'name', 'description', 'active', 'is_trial', 'trial_days', 'currency', 'base_price_monthly', 'included_users',
   'extra_user_price_monthly', 'storage_limit_gb', 'storage_overage_price', 'max_users', 'max_instances', 'max_workers',
-  'annual_discount_bps', 'features', 'sequence'
+  'staging_counts_in_limit', 'annual_discount_bps', 'features', 'sequence'
 ] as const
 const UPDATED = COLUMNS.filter((column) => column !== 'code')
 
 const valuesOf = (plan: PlanCatalogEntry) => [
   plan.code, plan.name, plan.description, plan.active, plan.isTrial, plan.trialDays, plan.currency, plan.basePriceMonthly, plan.includedUsers,
   plan.extraUserPriceMonthly, plan.storageLimitGb, plan.storageOveragePrice, plan.maxUsers, plan.maxInstances, plan.maxWorkers,
-  plan.annualDiscountBps, JSON.stringify(plan.features), plan.sequence
+  plan.stagingCountsInLimit, plan.annualDiscountBps, JSON.stringify(plan.features), plan.sequence
 ]
 
 const ROW = `(${COLUMNS.map((column) => column === 'features' ? 'cast(? as jsonb)' : '?').join(', ')}, now(), now())`

@@ -29,6 +29,8 @@ const PlanSchema = defineEntity({
     maxUsers: p.integer().check('max_users >= 1'),
     maxInstances: p.integer().check('max_instances >= 0'),
     maxWorkers: p.integer().check('max_workers >= 0'),
+    /** Whether staging copies take one of the plan's instance slots (`maxInstances`). */
+    stagingCountsInLimit: p.boolean().default(true),
     annualDiscountBps: p.integer().default(0).check('annual_discount_bps >= 0 AND annual_discount_bps <= 10000'),
     features: p.json<string[]>(),
     sequence: p.integer().default(100),

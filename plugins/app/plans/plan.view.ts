@@ -21,6 +21,7 @@ export interface PlanRecord {
   maxUsers: number
   maxInstances: number
   maxWorkers: number
+  stagingCountsInLimit: boolean
   annualDiscountBps: number
   features: string[]
   sequence: number
@@ -45,6 +46,7 @@ export interface PlanView {
   max_users: number
   max_instances: number
   max_workers: number
+  staging_counts_in_limit: boolean
   annual_discount_percentage: number
   features: string[]
 }
@@ -66,6 +68,7 @@ export function toPlanView (plan: PlanRecord): PlanView {
     max_users: plan.maxUsers,
     max_instances: plan.maxInstances,
     max_workers: plan.maxWorkers,
+    staging_counts_in_limit: plan.stagingCountsInLimit,
     annual_discount_percentage: plan.annualDiscountBps / 100,
     features: plan.features
   }

@@ -16,7 +16,7 @@ export const ACTIVE_PLANS: Statement = {
   name: 'plans-active',
   text: `
 SELECT id, code, name, description, active, is_trial, trial_days, currency, base_price_monthly::float8 AS base_price_monthly, included_users,
-  extra_user_price_monthly::float8 AS extra_user_price_monthly, storage_limit_gb, storage_overage_price::float8 AS storage_overage_price, max_users, max_instances, max_workers,
+  extra_user_price_monthly::float8 AS extra_user_price_monthly, storage_limit_gb, storage_overage_price::float8 AS storage_overage_price, max_users, max_instances, max_workers, staging_counts_in_limit,
   annual_discount_bps, features, sequence, created_at, updated_at, ${CATALOG_VERSION} AS catalog_version
 FROM plans
 WHERE active
@@ -42,6 +42,7 @@ export interface PlanRow {
   max_users: number
   max_instances: number
   max_workers: number
+  staging_counts_in_limit: boolean
   annual_discount_bps: number
   features: string[]
   sequence: number
@@ -68,6 +69,7 @@ export function toPlanRecord (row: PlanRow): PlanRecord {
     maxUsers: row.max_users,
     maxInstances: row.max_instances,
     maxWorkers: row.max_workers,
+    stagingCountsInLimit: row.staging_counts_in_limit,
     annualDiscountBps: row.annual_discount_bps,
     features: row.features,
     sequence: row.sequence,

@@ -95,6 +95,7 @@ export const arbitraryPlan = (isTrial = false): fc.Arbitrary<PlanRecord> => fc.r
   maxUsers: fc.integer({ min: 1, max: 200_000 }),
   maxInstances: fc.integer({ min: 1, max: 100 }),
   maxWorkers: fc.integer({ min: 1, max: 100 }),
+  stagingCountsInLimit: fc.boolean(),
   annualDiscountBps: fc.oneof(fc.constantFrom(0, 10_000), fc.integer({ min: 0, max: 10_000 })),
   features: fc.array(fc.string({ maxLength: 20 }), { maxLength: 4 }),
   sequence: fc.integer({ min: 0, max: 1000 }),

@@ -6,7 +6,7 @@ let nextId = 1
 const plan = (code: string, overrides: Partial<PlanRecord> = {}): PlanRecord => ({
   id: nextId++, code, name: code, description: '', active: true, isTrial: false, trialDays: 0, currency: 'EUR',
   basePriceMonthly: 1000, includedUsers: 1, extraUserPriceMonthly: 100, storageLimitGb: 10, storageOveragePrice: 10,
-  maxUsers: 10, maxInstances: 1, maxWorkers: 1, annualDiscountBps: 0, features: [], sequence: nextId * 10,
+  maxUsers: 10, maxInstances: 1, maxWorkers: 1, stagingCountsInLimit: true, annualDiscountBps: 0, features: [], sequence: nextId * 10,
   createdAt: new Date(0), updatedAt: new Date(0), ...overrides
 })
 const monthly = (users: number, storage = 0) => ({ users, storage, billingCycle: 'monthly' as const })
