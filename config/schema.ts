@@ -36,6 +36,7 @@ export const EnvSchema = Type.Object({
   ...ENV_SECTIONS['Instance metrics'],
   ...ENV_SECTIONS['Service metrics (Prometheus)'],
   ...ENV_SECTIONS.Backups,
+  ...ENV_SECTIONS['Staging copies'],
   ...ENV_SECTIONS.Webhooks,
   ...ENV_SECTIONS['Addon sources (Git)'],
   ...ENV_SECTIONS['Agent access (OAuth authorization server)']

@@ -211,6 +211,14 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
   /** The tenant-wide resources (namespace, quota, addons claim); Docker has none and does nothing. */
   ensureTenant?: (tenantSubdomain: string, tenantId: string, quota: TenantQuota) => Promise<void>
 
+  /**
+   * Runs the ERP's neutralization (`odoo neutralize -d <db>`) on the instance's database, from the
+   * instance's own image with its database connection and server configuration, to its end, while
+   * the instance is stopped: a one-off container (Docker) or Job (Kubernetes). A failure is an error
+   * carrying the end of the ERP's output. Running it again on a neutralized database changes nothing.
+   */
+  neutralize?: (spec: InstanceSpec) => Promise<void>
+
   /** Frees what the backend holds open (connections, watches). */
   close?: () => Promise<void>
 

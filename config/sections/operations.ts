@@ -40,6 +40,9 @@ export const OPERATIONS_SECTIONS = {
     BACKUP_READER_READY_SECONDS: seconds(1, 3600, 60, 'Kubernetes backend: how long a download waits for its reader pod to be ready (scheduled, image pulled, httpd answering) before it answers 503 `BACKUP_READER_UNAVAILABLE` and the pod is deleted.'),
     BACKUP_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 20, default: 3, description: 'Retries of a backup or restore before it is recorded as failed.' })
   },
+  'Staging copies': {
+    STAGING_TTL_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'Days a staging copy lives after it is made or refreshed; the company\'s administrators are e-mailed 3 days before, and it is deleted at the end (docs/staging.md).' })
+  },
   Webhooks: {
     WEBHOOK_ALLOWED_HOSTS: allowedHosts('Hosts that webhook endpoints may use even on private or loopback addresses (a receiver inside your network); empty: public addresses only.',
       'hooks.internal.example.com'),

@@ -6,7 +6,7 @@
 import type Docker from 'dockerode'
 import { extract, pack } from 'tar-stream'
 import type { InstanceRef, InstanceSpec } from '../backend.ts'
-import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
+import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import { demuxFrames } from './logs.ts'
 import { containerConfig } from './container-config.ts'
 import { createContainerLookups } from './container-lookups.ts'
@@ -166,6 +166,39 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
         if (result.StatusCode !== 0) {
           const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer).text
           throw new DockerEngineError('initialise', name, `the ERP's database initialisation exited with code ${result.StatusCode}: ${logs.trim().slice(-800)}`, 500)
+        }
+      } finally {
+        await container.remove({ force: true }).catch(() => {})
+      }
+    },
+
+    /**
+     * Runs `odoo neutralize -d <db>` to its end in a one-off container of the instance's image,
+     * with its environment (the database connection), volumes, network and server configuration.
+     * What an earlier attempt left under the name is removed first: neutralizing twice is harmless.
+     * A non-zero exit is an error with the last log lines.
+     */
+    async neutralize (spec: InstanceSpec): Promise<void> {
+      const name = `${containerName(spec.subdomain)}-neutralize`
+      const base = containerConfig(spec, options)
+      const host = base.HostConfig ?? {}
+      await removeIfThere(name)
+      const container = await call('create', name, (signal) => docker.createContainer({
+        name,
+        Image: base.Image,
+        Env: base.Env,
+        Cmd: erpNeutralizeCommand(spec.database.name),
+        Labels: { ...options.labels, [LABELS.managed]: 'neutralize', [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain },
+        HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
+        abortSignal: signal
+      } as Docker.ContainerCreateOptions), options.createTimeoutMs)
+      try {
+        if (spec.erp !== undefined) await putConfig(container, spec, name)
+        await call('start', name, (signal) => container.start({ abortSignal: signal }))
+        const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), options.initTimeoutMs) as { StatusCode: number }
+        if (result.StatusCode !== 0) {
+          const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer).text
+          throw new DockerEngineError('neutralize', name, `the ERP's neutralization exited with code ${result.StatusCode}: ${logs.trim().slice(-800)}`, 500)
         }
       } finally {
         await container.remove({ force: true }).catch(() => {})

@@ -182,6 +182,8 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
 
     erpEndpoint: erp.endpoint,
 
+    neutralize: erp.neutralize,
+
     async observeAll (tenantSubdomains) {
       const tenants = new Set(tenantSubdomains)
       const found = new Map<string, Observation>()

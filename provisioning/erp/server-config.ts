@@ -46,3 +46,12 @@ export function erpServerConfig (options: { masterPassword: string, database: st
 export function erpInitialiseCommand (database: string): string[] {
   return ['odoo', '-d', database, '-i', 'base', '--without-demo=all', '--stop-after-init']
 }
+
+/**
+ * The ERP's own neutralization of a database (Odoo 16 and later), as a one-off run: scheduled
+ * actions and outgoing mail servers turned off, payment and delivery providers put in test mode,
+ * and `database.is_neutralized` set. What a staging copy gets before it first starts.
+ */
+export function erpNeutralizeCommand (database: string): string[] {
+  return ['odoo', 'neutralize', '-d', database]
+}

@@ -6,9 +6,9 @@
  */
 import type { V1Secret } from '@kubernetes/client-node'
 import type { InstanceSpec } from '../backend.ts'
-import { ERP_CONFIG_PATH, erpInitialiseCommand, erpServerConfig } from '../erp/server-config.ts'
+import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import type { KubeJobs } from './jobs.ts'
-import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf } from './names.ts'
+import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf, neutralizeJobOf } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 import { mebibytes, millicores } from './quantities.ts'
 
@@ -34,17 +34,33 @@ export function configSecretManifest (spec: InstanceSpec, options: Pick<Resolved
  * waited for (and used if it succeeded); a failed or timed-out one is an error carrying its
  * log, and is deleted so that the retried provisioning starts a new one.
  */
-export async function initialiseOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: Pick<ResolvedOptions, 'imageTemplate' | 'addonsMountPath' | 'dataMountPath' | 'initTimeoutMs' | 'initPollMs'> & { image: string }): Promise<void> {
+export async function initialiseOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions): Promise<void> {
   if (spec.erp?.initialise !== true) return
+  await runToItsEnd(jobs, spec, options, { name: initJobOf(spec.subdomain), command: erpInitialiseCommand(spec.database.name), what: 'database initialisation' })
+}
+
+/**
+ * Runs the ERP's neutralization (`odoo neutralize -d <db>`) as a Job like the initialisation's
+ * (the instance's image, database Secret and claims), to its end, then deletes it. A failed Job is
+ * an error carrying its log; the instance must not start on the database then.
+ */
+export async function neutralizeOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions): Promise<void> {
+  await runToItsEnd(jobs, spec, options, { name: neutralizeJobOf(spec.subdomain), command: erpNeutralizeCommand(spec.database.name), what: 'neutralization' })
+}
+
+type OneOffOptions = Pick<ResolvedOptions, 'imageTemplate' | 'addonsMountPath' | 'dataMountPath' | 'initTimeoutMs' | 'initPollMs'> & { image: string }
+
+/** A one-off run of the ERP's command line on the instance's database and volumes. */
+async function runToItsEnd (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions, run: { name: string, command: string[], what: string }): Promise<void> {
   const namespace = namespaceOf(spec.tenantSubdomain)
-  const name = initJobOf(spec.subdomain)
+  const name = run.name
   const limits = { memory: mebibytes(spec.resources.memoryMb), cpu: millicores(spec.resources.cpuMillicores) }
   await jobs.create({
     namespace,
     name,
     labels: instanceLabels(spec),
     image: options.image,
-    command: [ENTRYPOINT, ...erpInitialiseCommand(spec.database.name)],
+    command: [ENTRYPOINT, ...run.command],
     envFromSecrets: [dbSecretOf(spec.subdomain)],
     volumes: [
       { claim: dataClaimOf(spec.subdomain), mountPath: options.dataMountPath },
@@ -62,5 +78,5 @@ export async function initialiseOnKubernetes (jobs: KubeJobs, spec: InstanceSpec
   const log = (await jobs.logs(namespace, name, { tailLines: 20 }).catch(() => '')).trim().slice(-800)
   await jobs.remove(namespace, name)
   const why = outcome.state === 'failed' ? `failed (${outcome.reason}: ${outcome.message})` : outcome.state === 'timeout' ? `did not finish within ${options.initTimeoutMs} ms` : 'was deleted before it finished'
-  throw new Error(`The ERP's database initialisation Job ${namespace}/${name} ${why}${log === '' ? '' : `: ${log}`}`)
+  throw new Error(`The ERP's ${run.what} Job ${namespace}/${name} ${why}${log === '' ? '' : `: ${log}`}`)
 }

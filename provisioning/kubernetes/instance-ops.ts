@@ -6,12 +6,12 @@
 import type { InstanceSpec } from '../backend.ts'
 import { ensureClaim } from './claims.ts'
 import { deploymentManifest, restartPatch, type DeploymentSettings } from './deployment-manifest.ts'
-import { configSecretManifest, initialiseOnKubernetes } from './erp-setup.ts'
+import { configSecretManifest, initialiseOnKubernetes, neutralizeOnKubernetes } from './erp-setup.ts'
 import { imageFor } from '../image-template.ts'
 import { dataClaimManifest, dbSecretManifest, ingressManifest, serviceManifest } from './instance-manifests.ts'
 import type { KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
-import { configSecretOf, dataClaimOf, dbSecretOf, initJobOf, namespaceOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
+import { configSecretOf, dataClaimOf, dbSecretOf, initJobOf, namespaceOf, neutralizeJobOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { TenantOps } from './tenant-ops.ts'
 
@@ -21,6 +21,7 @@ export interface InstanceOps {
   stop: (spec: InstanceSpec) => Promise<void>
   restart: (spec: InstanceSpec) => Promise<void>
   remove: (spec: InstanceSpec) => Promise<void>
+  neutralize: (spec: InstanceSpec) => Promise<void>
 }
 
 export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJobs, options: ResolvedOptions, now: () => Date = () => new Date()): InstanceOps {
@@ -48,6 +49,10 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
 
   return {
     provision,
+    /** The ERP's neutralization of the instance's database, as a Job run to its end (erp-setup.ts). */
+    async neutralize (spec: InstanceSpec) {
+      await neutralizeOnKubernetes(jobs, spec, { ...options, image: imageFor(options.imageTemplate, spec.erpVersion) })
+    },
     // A Deployment that is gone (a provision that failed half-way, someone's kubectl delete) is provisioned again.
     async start (spec) {
       if (await readDeployment(spec) === undefined) await provision(spec)
@@ -69,6 +74,7 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
       await api.remove('Service', namespace, name)
       await api.remove('Deployment', namespace, name)
       await jobs.remove(namespace, initJobOf(spec.subdomain))
+      await jobs.remove(namespace, neutralizeJobOf(spec.subdomain))
       await api.remove('Secret', namespace, dbSecretOf(spec.subdomain))
       await api.remove('Secret', namespace, configSecretOf(spec.subdomain))
       await api.remove('PersistentVolumeClaim', namespace, dataClaimOf(spec.subdomain))

@@ -32,6 +32,8 @@ export const dbSecretOf = (subdomain: string): string => `erp-${subdomain}-db`
 export const configSecretOf = (subdomain: string): string => `erp-${subdomain}-config`
 /** The one-off Job that initialises the ERP's database at first start. */
 export const initJobOf = (subdomain: string): string => `erp-${subdomain}-init`
+/** The one-off Job that neutralizes the ERP's database (a staging copy, before it starts). */
+export const neutralizeJobOf = (subdomain: string): string => `erp-${subdomain}-neutralize`
 export const dataClaimOf = (subdomain: string): string => `erp-${subdomain}-data`
 export const tlsSecretOf = (subdomain: string): string => `erp-${subdomain}-tls`
 

@@ -130,6 +130,8 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/:id/backups/:backup_id/download-token': { access: 'member', resource: 'instance', params: { backup_id: '1' } },
   'POST /api/instances/:id/backups/:backup_id/restore': { access: 'admin', resource: 'instance', params: { backup_id: '1' }, body: { mode: 'replace', confirm: 'owned' } },
   'DELETE /api/instances/:id/backups/:backup_id': { access: 'admin', resource: 'instance', params: { backup_id: '1' } },
+  'POST /api/instances/:id/staging': { access: 'admin', resource: 'instance', body: {} },
+  'POST /api/instances/:id/refresh': { access: 'admin', resource: 'instance' },
   'GET /api/instances/:id/users': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/users/invite': { access: 'admin', resource: 'instance', body: inviteBody },
   'GET /api/instances/:id/modules': { access: 'member', resource: 'instance' },

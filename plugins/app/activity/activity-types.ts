@@ -9,6 +9,7 @@ import { OAUTH_ACTIVITY, OAUTH_ACTIVITY_TARGETS } from '../oauth/oauth.activity.
 import { PASSWORDS_ACTIVITY } from '../passwords/passwords.activity.ts'
 import { PAYMENTS_ACTIVITY, PAYMENTS_ACTIVITY_TARGETS } from '../payments/payments.activity.ts'
 import { SETTINGS_ACTIVITY, SETTINGS_ACTIVITY_TARGETS } from '../settings/settings.activity.ts'
+import { STAGING_ACTIVITY } from '../staging/staging.activity.ts'
 import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subscriptions/subscriptions.activity.ts'
 import { TICKETS_ACTIVITY, TICKETS_ACTIVITY_TARGETS } from '../tickets/tickets.activity.ts'
 import { TWO_FACTOR_ACTIVITY } from '../two-factor/two-factor.activity.ts'
@@ -34,6 +35,7 @@ export const ACTIVITY_CATALOGS = {
   passwords: { types: PASSWORDS_ACTIVITY, targets: {} },
   payments: { types: PAYMENTS_ACTIVITY, targets: PAYMENTS_ACTIVITY_TARGETS },
   settings: { types: SETTINGS_ACTIVITY, targets: SETTINGS_ACTIVITY_TARGETS },
+  staging: { types: STAGING_ACTIVITY, targets: {} },
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
   tickets: { types: TICKETS_ACTIVITY, targets: TICKETS_ACTIVITY_TARGETS },
   'two-factor': { types: TWO_FACTOR_ACTIVITY, targets: {} },
@@ -54,6 +56,7 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...PASSWORDS_ACTIVITY,
   ...PAYMENTS_ACTIVITY,
   ...SETTINGS_ACTIVITY,
+  ...STAGING_ACTIVITY,
   ...SUBSCRIPTIONS_ACTIVITY,
   ...TICKETS_ACTIVITY,
   ...TWO_FACTOR_ACTIVITY,

@@ -14,8 +14,14 @@ export interface RestoreJobData {
   tenantId: string
   /** The instance being restored (what the abandoned-jobs supervisor looks for). */
   instanceId: number
-  /** A restore into a new instance (made from the backup) instead of the backup's own. */
+  /** A restore into another instance than the backup's: a new one (made from the backup), or a staging copy being refreshed. */
   targetInstanceId?: number
+  /**
+   * A staging copy (docs/staging.md): `create` makes it (like a restore as a new instance),
+   * `refresh` loads its production instance's backup over it. Either way the backup may still be
+   * under way (the job waits for it), and the ERP's neutralization runs before the copy starts.
+   */
+  staging?: 'create' | 'refresh'
 }
 
 export type BackupQueueData = BackupJobData | RestoreJobData

@@ -18,6 +18,7 @@ import { BackupArchiveUnreadable, BackupDownloadsBusy, BackupInCluster, BackupIn
 import type { ByteRange } from './backup-download.ts'
 import { BACKUP_QUEUE, type BackupJobData } from './backup.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
+import type { Actor } from '../../../lib/actor.ts'
 
 export interface BackupsServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>
@@ -42,8 +43,32 @@ export function createBackupsService (deps: BackupsServiceDeps) {
     return backup
   }
 
+  /** Records a backup in `queued` and sends its job, inside the caller's transaction (the caller wakes the queue after the commit). */
+  async function queueIn (tx: EntityManager, actor: Actor, instance: Instance, kind: BackupKind): Promise<Backup> {
+    const created = tx.create(Backup, {
+      tenant: tx.getReference(Tenant, actor.tenantId),
+      instance: tx.getReference(Instance, instance.id),
+      state: 'queued',
+      kind,
+      erpVersion: instance.erpVersion
+    })
+    await tx.flush()
+    activity.record(tx, actor, {
+      type: 'backup.requested',
+      title: `Backup of ${instance.name} requested`,
+      targetType: 'backup',
+      targetId: String(created.id),
+      instanceId: instance.id
+    })
+    await tx.flush()
+    const data: BackupJobData = { backupId: created.id, tenantId: actor.tenantId, action: 'backup' }
+    await jobs.send(tx, BACKUP_QUEUE, data)
+    return created
+  }
+
   return {
     backupOf,
+    queueIn,
 
     /** Records a backup in `queued` and queues its job; 409 while one is under way, 503 when it could only fail. */
     async create ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, kind: BackupKind = 'manual'): Promise<BackupView> {
@@ -53,27 +78,7 @@ export function createBackupsService (deps: BackupsServiceDeps) {
       await runners.ready(instance)
       let backup: Backup
       try {
-        backup = await em.transactional(async (tx) => {
-          const created = tx.create(Backup, {
-            tenant: tx.getReference(Tenant, actor.tenantId),
-            instance: tx.getReference(Instance, instance.id),
-            state: 'queued',
-            kind,
-            erpVersion: instance.erpVersion
-          })
-          await tx.flush()
-          activity.record(tx, actor, {
-            type: 'backup.requested',
-            title: `Backup of ${instance.name} requested`,
-            targetType: 'backup',
-            targetId: String(created.id),
-            instanceId: instance.id
-          })
-          await tx.flush()
-          const data: BackupJobData = { backupId: created.id, tenantId: actor.tenantId, action: 'backup' }
-          await jobs.send(tx, BACKUP_QUEUE, data)
-          return created
-        })
+        backup = await em.transactional(async (tx) => queueIn(tx, actor, instance, kind))
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) throw BackupInProgress('A backup of this instance is already queued or running', { instance_id: instance.id })
         throw error

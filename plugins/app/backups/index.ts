@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path'
 import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createBackupJob } from './backup.job.ts'
-import { createBackupRunners } from './backup-runners.ts'
+import { createBackupRunners, type BackupRunners } from './backup-runners.ts'
 import { createFileBackupStore } from './backup-store.ts'
 import { createBackupsService, type BackupsService } from './backups.service.ts'
 import { BACKUP_QUEUE } from './backup.queue.ts'
@@ -20,7 +20,7 @@ const SCHEDULER_SECONDS = 300
 declare module 'fastify' {
   interface FastifyInstance {
     /** An instance's backup archives, restoring them, their daily schedule, and download links to them. */
-    backups: { archives: BackupsService, restores: RestoreService, schedules: SchedulesService, links: DownloadLinks }
+    backups: { archives: BackupsService, restores: RestoreService, schedules: SchedulesService, links: DownloadLinks, runners: BackupRunners }
   }
 }
 
@@ -48,7 +48,8 @@ export default fp(async (fastify) => {
     store,
     databases: fastify.instances.databases,
     lifecycle: fastify.instances.lifecycle,
-    log: fastify.log.child({ component: 'restore-jobs' })
+    log: fastify.log.child({ component: 'restore-jobs' }),
+    jobs: fastify.jobs
   })
   // A restore (in place or as a new instance) holds its instance `restoring`: one whose job ended without finishing goes to `error`.
   fastify.instances.sweepAbandoned(BACKUP_QUEUE.name, ['restoring'])
@@ -70,5 +71,5 @@ export default fp(async (fastify) => {
   fastify.jobs.every(BACKUP_SCHEDULER_JOB, SCHEDULER_SECONDS, createBackupScheduler({
     em: orm.em, sql: fastify.sql, backups: service, sweep: runners.sweep, log: fastify.log.child({ component: 'backup-scheduler' })
   }).run)
-  fastify.decorate('backups', { archives: service, restores: restore, schedules, links })
+  fastify.decorate('backups', { archives: service, restores: restore, schedules, links, runners })
 }, { name: 'backups', dependencies: ['env', 'orm', 'jobs', 'activity', 'instances'] })

@@ -15,6 +15,12 @@
  * copy recorded as initialised and started. Like the ERP's own copy, its filestore folder takes its
  * own database's name and its database gets its own uuid and secret (provisioning/copy-identity.ts).
  *
+ * A staging copy (docs/staging.md) is made, or refreshed in place, from a backup of its production
+ * instance that may still be under way: the job then sends itself again a little later (a live job
+ * stays queued for the copy all along) and fails the copy if that backup failed. Once the data is
+ * in, the ERP's neutralization runs on the copy's database before it first starts: a failure leaves
+ * the copy in `error`, never started on un-neutralized data.
+ *
  * An archive kept in the cluster (Kubernetes) is checked and loaded by the backend's restore Job
  * instead, into the same staged database; a second short Job settles the filestore the same way.
  * A corrupt archive is not retried: nothing was loaded, so the instance is started again on its own data.
@@ -37,10 +43,11 @@ import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
 import type { InstanceLifecycle } from '../instances/instance-lifecycle.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { PARTS, readArchive } from './backup-archive.ts'
-import { Backup } from './backup.entity.ts'
+import { ACTIVE_BACKUP_STATES, Backup } from './backup.entity.ts'
 import type { BackupRunners } from './backup-runners.ts'
 import type { BackupStore } from './backup-store.ts'
-import type { RestoreJobData } from './backup.queue.ts'
+import { BACKUP_QUEUE, type RestoreJobData } from './backup.queue.ts'
+import type { Jobs } from '../../external/jobs.ts'
 import { jobLogBindings } from '../../../lib/job-log.ts'
 import { Instance } from '../instances/instance.entity.ts'
 
@@ -58,13 +65,37 @@ export interface RestoreJobDeps {
    */
   lifecycle: InstanceLifecycle
   log: FastifyBaseLogger
+  /** Sends a staging copy's restore again while the backup it waits for is under way. */
+  jobs: Pick<Jobs, 'send' | 'wake'>
 }
 
 /** The state a restore holds the instance in: the waits end once it is left. */
 const DURING = 'restoring'
 
+/** How long a staging copy's restore waits before looking at its backup again. */
+export const BACKUP_WAIT_SECONDS = 2
+
 export function createRestoreJob (deps: RestoreJobDeps) {
   const { runners, store, databases, activity, transitions, lifecycle, log } = deps
+
+  /**
+   * A staging copy's backup still under way: this job is sent again to look a little later (sent
+   * before this one completes, so the copy always has a live job); a failed backup fails the copy.
+   */
+  async function waitForBackup (data: RestoreJobData, backup: Backup, instance: Instance, actor: SystemActor): Promise<void> {
+    const em = scopedEntityManager(deps.em, data.tenantId)
+    if (ACTIVE_BACKUP_STATES.includes(backup.state)) {
+      await em.transactional(async (tx) => { await deps.jobs.send(tx, BACKUP_QUEUE, data, { startAfter: BACKUP_WAIT_SECONDS }) })
+      return
+    }
+    const message = `The backup #${backup.id} of ${backup.instance.name} it is made from ${backup.state}${backup.error == null ? '' : `: ${backup.error}`}`
+    await em.transactional(async (tx) => {
+      const moved = await transitions.moveIf(tx, actor, instance.id, ['restoring'], { to: 'error', message: message.slice(0, 500) })
+      if (moved === undefined) return
+      activity.record(tx, actor, { type: 'backup.restore_failed', title: `Staging copy ${instance.name} not made: ${message}`, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
+      await tx.flush()
+    })
+  }
 
   return async function restoreJob (job: JobWithMetadata<RestoreJobData>): Promise<void> {
     const { backupId, tenantId } = job.data
@@ -73,11 +104,21 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     const backup = await em.findOne(Backup, backupId, { populate: ['instance', 'instance.tenant'] })
     const target = job.data.targetInstanceId
     const instance = target === undefined ? backup?.instance : await em.findOne(Instance, target, { populate: ['tenant'] }) ?? undefined
-    if (backup == null || instance === undefined || instance.state !== 'restoring' || backup.archiveKey == null) return
+    if (backup == null || instance === undefined || instance.state !== 'restoring') return
+    if (job.data.staging !== undefined && backup.state !== 'completed') {
+      await waitForBackup(job.data, backup, instance, actor)
+      return
+    }
+    if (backup.archiveKey == null) return
     const jobLog = log.child({ ...jobLogBindings(job), instance_id: instance.id })
-    const asNew = target !== undefined
+    /** Made by this job (a new instance, a new staging copy), not only loaded (a restore in place, a staging refresh). */
+    const asNew = target !== undefined && job.data.staging !== 'refresh'
+    /** The ERP's neutralization before the instance starts (a staging copy). */
+    const neutralize = async (spec: InstanceSpec): Promise<void> => {
+      if (job.data.staging !== undefined) await lifecycle.neutralize(instance, spec)
+    }
     /** A copy's filestore is renamed after its own database, and its database gets its own identity. */
-    const copy: RestoreAsCopy | undefined = asNew ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined
+    const copy: RestoreAsCopy | undefined = target !== undefined ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined
     const record = (tx: EntityManager, type: ActivityType, title: string): void => {
       activity.record(tx, actor, { type, title, targetType: 'backup', targetId: String(backup.id), instanceId: instance.id })
     }
@@ -101,24 +142,26 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       const key = backup.archiveKey
       if (cluster !== undefined) {
         // The archive is on a volume only the cluster mounts: a Job there checks and loads it.
-        const spec = await lifecycle.specOf(em, instance, asNew ? 'copy' : 'data')
+        const spec = await lifecycle.specOf(em, instance, copy !== undefined ? 'copy' : 'data')
         await stoppedFor(spec, async () => {
           const staged = await databases.stage(instance.uid)
           await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name, ...(copy === undefined ? {} : { copy }) })
           await promoteThenSettle((keep) => cluster.settleFilestore(spec, pgMajor, keep))
+          await neutralize(spec)
         })
       } else {
         const runner = runners.runnerOf(instance)
         const scratch = await store.scratch(`restore-${backup.id}`)
         try {
           await readArchive(store.localPath(key), scratch.dir)
-          const spec = await lifecycle.specOf(em, instance, asNew ? 'copy' : 'data')
+          const spec = await lifecycle.specOf(em, instance, copy !== undefined ? 'copy' : 'data')
           await stoppedFor(spec, async () => {
             // Loaded beside the instance's database, which is only replaced once the load and the filestore's unpack have succeeded.
             const staged = await databases.stage(instance.uid)
             await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database), copy)
             await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore), copy)
             await promoteThenSettle((keep) => runner.settleFilestore(spec, pgMajor, keep))
+            await neutralize(spec)
           })
         } finally {
           await scratch.done()

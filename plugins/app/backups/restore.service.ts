@@ -81,6 +81,13 @@ export function createRestoreService (deps: RestoreServiceDeps) {
   }
 
   return {
+    /** A backup a staging copy is made from, checked as a restore as a new instance checks it (completed, runner ready, archive intact). */
+    async checkSource (backup: Backup, source: Instance): Promise<void> {
+      restorable(backup, source)
+      await runners.ready(source)
+      await verified(backup, source)
+    },
+
     async restore ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, backupId: number, request: RestoreRequest): Promise<RestoreOutcome> {
       requireAdmin(actor, 'restore backups')
       const backup = await deps.backups.backupOf(em, instanceId, backupId)

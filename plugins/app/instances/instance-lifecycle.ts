@@ -130,6 +130,17 @@ export function createInstanceLifecycle (deps: InstanceLifecycleDeps) {
     await waitFor(instance, spec, 'running', options)
   }
 
+  /**
+   * The ERP's own neutralization of the instance's database (a staging copy, while it is stopped):
+   * its scheduled actions and mail servers off, providers in test mode. A backend without it
+   * cannot make staging copies: an error, so such a copy never starts un-neutralized.
+   */
+  async function neutralize (instance: Instance, spec: InstanceSpec): Promise<void> {
+    const backend = backendOf(instance)
+    if (backend.neutralize === undefined) throw new Error(`The ${backend.name} backend cannot neutralize an ERP database`)
+    await backend.neutralize(spec)
+  }
+
   /** Starts the instance on its data as it is (after a step that changed nothing); false when it does not run. */
   async function startedAgain (em: EntityManager, instance: Instance, options: WaitOptions): Promise<boolean> {
     try {
@@ -149,5 +160,5 @@ export function createInstanceLifecycle (deps: InstanceLifecycleDeps) {
     else await deps.beforeRunning(em, instance, restored)
   }
 
-  return { backendOf, specOf, ensureTenant, provision, markInitialised, start, stop, remove, waitFor, loadStopped, startedAgain, beforeRunning }
+  return { backendOf, specOf, ensureTenant, provision, markInitialised, start, stop, remove, waitFor, loadStopped, neutralize, startedAgain, beforeRunning }
 }

@@ -9,6 +9,7 @@ import metrics from './metrics.ts'
 import backups from './backups.ts'
 import users from './users.ts'
 import modules from './modules.ts'
+import staging from './staging.ts'
 import { BackendNotReady, BackendUnavailable, InstanceBusy, InstanceDeleted, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
 import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
@@ -112,6 +113,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(backups)
   await fastify.register(users)
   await fastify.register(modules)
+  await fastify.register(staging)
 }
 
 export default routes
