@@ -89,15 +89,16 @@ t.test('list, detail and status: own instances only, with the documented fields'
   const list = await app.inject({ method: 'GET', url: '/api/instances', headers: bearer(admin.token) })
   t.equal(list.statusCode, 200)
   t.same(list.json().instances.map((i: { id: number }) => i.id), [id], 'deleted and foreign instances are not listed')
-  t.same(Object.keys(list.json().instances[0]).sort(), ['backend', 'created_at', 'erp_version', 'id', 'name', 'state', 'status', 'status_message', 'subdomain', 'url'])
+  t.same(Object.keys(list.json().instances[0]).sort(), ['backend', 'created_at', 'erp_version', 'expires_at', 'id', 'kind', 'name', 'parent_id', 'state', 'status', 'status_message', 'subdomain', 'url'])
   t.equal(list.json().instances[0].url, 'https://acme-live.erp.example.com')
 
   const detail = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
-  t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'id', 'last_backup', 'last_sync', 'local_url', 'memory', 'name',
-    'postgres_db', 'state', 'status', 'status_message', 'storage', 'subdomain', 'url', 'version'])
+  t.same(Object.keys(detail).sort(), ['backend', 'cpu', 'database_name', 'database_size', 'erp_version', 'expires_at', 'id', 'kind', 'last_backup', 'last_sync', 'local_url', 'memory', 'name',
+    'parent_id', 'postgres_db', 'staging_ids', 'state', 'status', 'status_message', 'storage', 'subdomain', 'url', 'version'])
   // The database is named after the instance's uid, which the API never shows.
   const [{ uid }] = await app.sql<{ uid: string }>({ text: 'SELECT uid FROM instances WHERE id = $1', values: [id] }) as [{ uid: string }]
   t.match(detail, { id, memory: 1024, storage: 10, cpu: 1, version: 'odoo:17.0', database_size: null, last_sync: null, database_name: `erp_${uid.replaceAll('-', '')}` })
+  t.same({ kind: detail.kind, parent_id: detail.parent_id, expires_at: detail.expires_at, staging_ids: detail.staging_ids }, { kind: 'production', parent_id: null, expires_at: null, staging_ids: [] }, 'a production instance')
   t.match(detail.postgres_db, new RegExp(`:\\d+/erp_${uid.replaceAll('-', '')}$`))
   t.notMatch(JSON.stringify(detail), uid, 'the uid is not in the answer')
 

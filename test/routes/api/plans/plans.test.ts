@@ -5,7 +5,7 @@ import { build } from '../../../support/build.ts'
 
 const PLAN_FIELDS = [
   'annual_discount_percentage', 'base_price_monthly', 'code', 'currency', 'description', 'extra_user_price_monthly', 'features', 'id',
-  'included_users', 'is_trial', 'max_instances', 'max_users', 'max_workers', 'name', 'storage_limit', 'storage_overage_price', 'trial_days'
+  'included_users', 'is_trial', 'max_instances', 'max_users', 'max_workers', 'name', 'staging_counts_in_limit', 'storage_limit', 'storage_overage_price', 'trial_days'
 ]
 
 async function seededApp (t: Parameters<typeof build>[0]) {
@@ -52,6 +52,7 @@ t.test('GET /api/plans: public, the active catalog in sequence order, money in m
     max_users: 50,
     max_instances: 3,
     max_workers: 6,
+    staging_counts_in_limit: true,
     annual_discount_percentage: 15,
     features: undefined
   })
