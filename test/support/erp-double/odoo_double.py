@@ -4,6 +4,8 @@ Odoo's external JSON-RPC contract, with the shapes in odoo-external-api.json bes
 Run as the official image runs Odoo: `odoo [options]`.
   odoo -d <db> -i base --without-demo=all --stop-after-init   initialises <db> (admin/admin, uid 2), exits
   odoo [-c <config>] [-d <db>]                                 serves POST /jsonrpc and GET /web/health on 8069
+  odoo neutralize -d <db> [options]                            as Odoo 16+: scheduled actions and mail servers off,
+                                                               database.is_neutralized set; exits (see neutralize)
 As strict as Odoo where the control plane depends on it (real Odoo 17 measured):
 - while the configured database is not initialised, /web/health and every /jsonrpc call (even
   common.version) answer an HTML 500 page;
@@ -28,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from odoo_double_models import Fault
 from odoo_double_services import (CONTRACT, OPTIONS, RELOAD, configured_database_missing, dispatch, initialise,
-                                  list_db_disabled, log)
+                                  list_db_disabled, log, neutralize)
 
 
 # --- options, as odoo's command line and configuration file take them -------------------------------
@@ -128,7 +130,13 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main(argv):
-    OPTIONS.update(parse_options(argv))
+    command = argv[0] if argv and argv[0] == 'neutralize' else None
+    OPTIONS.update(parse_options(argv[1:] if command else argv))
+    if command == 'neutralize':
+        if not OPTIONS.get('db_name'):
+            sys.exit('odoo neutralize: error: -d <database> is required')
+        neutralize(OPTIONS['db_name'])
+        return
     if OPTIONS.get('db_user') == 'postgres':
         sys.exit(CONTRACT['server']['postgresUserRefused'])
     if OPTIONS.get('init'):

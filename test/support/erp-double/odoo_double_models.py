@@ -193,3 +193,42 @@ def config_model(state, uid, method, args, kwargs, admin):
         rows = [{'id': i + 1, 'key': k, 'value': v} for i, (k, v) in enumerate(sorted(params.items()))]
         return [public(r, kwargs.get('fields')) for r in rows if matches(r, domain)]
     raise Fault('unknownMethod', model='ir.config_parameter', method=method)
+
+
+# Scheduled actions and outgoing mail servers of a new database (Odoo 17 base and mail ship these crons active, no mail server).
+INITIAL_CRONS = [{'id': 1, 'name': 'Base: Auto-vacuum internal data', 'active': True},
+                 {'id': 2, 'name': 'Mail: Email Queue Manager', 'active': True}]
+
+
+def records_model(state, key, model, uid, method, args, kwargs, admin, fields):
+    """ir.cron and ir.mail_server: search_read, create and write of the listed fields (admins only)."""
+    records = state.setdefault(key, [])
+    if not admin:
+        raise Fault('accessError', model=model, uid=uid)
+    if method == 'search_read':
+        domain = args[0] if args else kwargs.get('domain', [])
+        if not any(isinstance(t, list) and t[0] == 'active' for t in domain):
+            domain = domain + [['active', 'in', [True, False]]]
+        return [public(r, kwargs.get('fields')) for r in records if matches(r, domain)]
+    if method in ('create', 'write'):
+        vals = args[0] if method == 'create' else args[1]
+        unknown = [k for k in vals if k not in fields]
+        if unknown:
+            raise Fault('unknownModel', model=f'{model}.{unknown[0]}')
+        if method == 'write':
+            for record in find(records, args[0], model, uid):
+                record.update(vals)
+            return True
+        record = dict({'active': True}, **vals, id=max([r['id'] for r in records] + [0]) + 1)
+        records.append(record)
+        return record['id']
+    raise Fault('unknownMethod', model=model, method=method)
+
+
+def neutralize(state):
+    """odoo neutralize: every scheduled action and mail server off, database.is_neutralized set (as Odoo's SQL writes it)."""
+    for cron in state.setdefault('crons', []):
+        cron['active'] = False
+    for server in state.setdefault('mail_servers', []):
+        server['active'] = False
+    state.setdefault('params', {})['database.is_neutralized'] = 'true'

@@ -83,10 +83,33 @@ def initialise(db):
             user['password'] = hash_password(initial['adminPassword'])
     params = dict(CONTRACT['server']['defaultConfigParameters'], **{'database.uuid': str(uuid.uuid4()), 'database.secret': str(uuid.uuid4()),
                                                                    'database.create_date': time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())})
-    state = {'users': users, 'groups': initial['groups'], 'modules': [dict(m) for m in initial['modules']], 'params': params, 'next_id': 100}
+    state = {'users': users, 'groups': initial['groups'], 'modules': [dict(m) for m in initial['modules']], 'params': params, 'next_id': 100,
+             'crons': [dict(c) for c in models.INITIAL_CRONS], 'mail_servers': []}
     save(db, state)
     log('INFO', f'init db {db}: base installed without demo data')
 
+
+
+def neutralize(db):
+    """`odoo neutralize -d <db>`: as Odoo 16+, on an initialised database only. A test makes it fail
+    with <data_dir>/erp-double/neutralize-fails (its text is the error) or ERP_DOUBLE_NEUTRALIZE_FAILS."""
+    marker = os.path.join(OPTIONS['data_dir'], 'erp-double', 'neutralize-fails')
+    reason = os.environ.get('ERP_DOUBLE_NEUTRALIZE_FAILS') or None
+    if os.path.exists(marker):
+        with open(marker, encoding='utf-8') as f:
+            reason = f.read().strip() or 'neutralization failed'
+    log('INFO', f'neutralizing database {db}')
+    if reason:
+        log('ERROR', reason)
+        sys.exit(1)
+    with LOCK:
+        if not os.path.exists(state_file(db)):
+            log('ERROR', f'database {db} does not exist or is not initialised')
+            sys.exit(1)
+        state = load(db)
+        models.neutralize(state)
+        save(db, state)
+    log('INFO', 'Neutralization finished')
 
 
 def run_install(db, names):
@@ -130,6 +153,10 @@ def object_service(method, args, source):
             result = models.data_model(state, name, call_args, kwargs)
         elif model == 'ir.config_parameter':
             result = models.config_model(state, uid, name, call_args, kwargs, admin)
+        elif model == 'ir.cron':
+            result = models.records_model(state, 'crons', model, uid, name, call_args, kwargs, admin, ('name', 'active'))
+        elif model == 'ir.mail_server':
+            result = models.records_model(state, 'mail_servers', model, uid, name, call_args, kwargs, admin, ('name', 'smtp_host', 'smtp_port', 'active'))
         elif model in ('res.groups',):
             raise Fault('unknownMethod', model=model, method=name)
         else:
