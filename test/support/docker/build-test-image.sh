@@ -25,8 +25,12 @@
 #     $ERP_INIT_SECONDS (default 0), then makes through psql, in that database, tables
 #     ir_module_module (base installed), res_users (admin/admin, uid 2), ir_config_parameter
 #     (database.uuid, database.secret, database.create_date, web.base.url = http://localhost:8069)
-#     and ir_attachment, and exits 0 (1 when the database cannot be reached or written). The
-#     database's data all lives in the database: a dump and restore carries it;
+#     ir_attachment, ir_cron (two active scheduled actions) and ir_mail_server, and exits 0 (1 when
+#     the database cannot be reached or written). The database's data all lives in the database: a
+#     dump and restore carries it;
+#   - with `neutralize -d <db>`: turns every ir_cron and ir_mail_server row off and sets
+#     database.is_neutralized = true in one transaction, exits 0; exits 1 with the reason when the
+#     database is not initialised, or with the text of <data_dir>/erp-test-image/neutralize-fails;
 #   - otherwise prints "erp-test-image: starting httpd on port <port>" and serves HTTP on
 #     $HTTP_PORT (default 8069) with busybox nc, one /serve.sh per connection, logging each request
 #     to stderr ("erp-test-image: <method> <path> response:<code>"). As Odoo's session store, every
@@ -92,8 +96,8 @@ printf 'root:x:0:\nodoo:x:101:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 rootfs_owned="101:101:var/lib/odoo 101:101:mnt/extra-addons"
 cp "$here/erp-test-image/entrypoint.sh" "$rootfs/entrypoint.sh"
 cp "$here/erp-test-image/serve.sh" "$rootfs/serve.sh"
-cp "$here/erp-test-image/erp.sh" "$here/erp-test-image/initialise.sh" "$here/erp-test-image/schema.sql" "$rootfs/lib/erp/"
-chmod 0755 "$rootfs/entrypoint.sh" "$rootfs/serve.sh" "$rootfs/lib/erp/initialise.sh"
+cp "$here/erp-test-image/erp.sh" "$here/erp-test-image/initialise.sh" "$here/erp-test-image/neutralize.sh" "$here/erp-test-image/schema.sql" "$rootfs/lib/erp/"
+chmod 0755 "$rootfs/entrypoint.sh" "$rootfs/serve.sh" "$rootfs/lib/erp/initialise.sh" "$rootfs/lib/erp/neutralize.sh"
 # The facts the stand-in shares with the JSON-RPC double, as shell variables.
 node -e '
 const server = require(process.argv[1]).server

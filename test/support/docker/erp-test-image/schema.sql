@@ -4,6 +4,9 @@
 CREATE TABLE IF NOT EXISTS ir_module_module (id serial PRIMARY KEY, name varchar NOT NULL UNIQUE, state varchar NOT NULL);
 CREATE TABLE IF NOT EXISTS res_users (id serial PRIMARY KEY, login varchar NOT NULL UNIQUE, password varchar);
 CREATE TABLE IF NOT EXISTS ir_config_parameter (id serial PRIMARY KEY, key varchar NOT NULL UNIQUE, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS ir_cron (id serial PRIMARY KEY, name varchar NOT NULL UNIQUE, active boolean NOT NULL DEFAULT true);
+CREATE TABLE IF NOT EXISTS ir_mail_server (id serial PRIMARY KEY, name varchar NOT NULL, smtp_host varchar NOT NULL, active boolean NOT NULL DEFAULT true);
+INSERT INTO ir_cron (name) VALUES ('Base: Auto-vacuum internal data'), ('Mail: Email Queue Manager') ON CONFLICT (name) DO NOTHING;
 CREATE TABLE IF NOT EXISTS ir_attachment (id serial PRIMARY KEY, name varchar NOT NULL, store_fname varchar, mimetype varchar, file_size integer, checksum varchar(40));
 INSERT INTO res_users (id, login, password) VALUES (1, '__system__', NULL), (2, 'admin', 'admin') ON CONFLICT (id) DO NOTHING;
 SELECT setval(pg_get_serial_sequence('res_users', 'id'), (SELECT max(id) FROM res_users));
