@@ -45,6 +45,8 @@ export const AGENT_CAPABILITIES = {
   delete_instance: 'administer',
   restore_backup: 'administer',
   restore_backup_as_new_instance: 'administer',
+  create_staging_copy: 'administer',
+  refresh_staging_copy: 'administer',
   delete_backup: 'administer',
   set_backup_schedule: 'administer',
   add_addon_source: 'administer',

@@ -8,8 +8,9 @@ import { catalogTools } from './catalog.ts'
 import { instanceTools } from './instances.ts'
 import { logTools } from './logs.ts'
 import { metricsTools } from './metrics.ts'
+import { stagingTools } from './staging.ts'
 import { supportTools } from './support.ts'
 import { teamTools } from './team.ts'
 
 /** Every tool /api/mcp offers, grouped as the portal is. A new capability adds its file here. */
-export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...instanceUserTools, ...instanceModuleTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]
+export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...stagingTools, ...instanceUserTools, ...instanceModuleTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]
