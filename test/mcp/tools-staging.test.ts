@@ -66,7 +66,7 @@ t.test('refresh_staging_copy refuses a production instance and refreshes a copy'
 
 t.test('both tools are listed for an administering agent with their annotations', async (t) => {
   const answer = await app.inject({ method: 'POST', url: '/api/mcp', headers: { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })
-  const tools = (answer.json().result.tools as Array<{ name: string, annotations: Record<string, boolean> }>)
+  const tools = answer.json().result.tools as Array<{ name: string, annotations: Record<string, boolean> }>
   t.match(tools.find((tool) => tool.name === 'create_staging_copy')?.annotations, { readOnlyHint: false, destructiveHint: false })
   t.match(tools.find((tool) => tool.name === 'refresh_staging_copy')?.annotations, { readOnlyHint: false, destructiveHint: true })
 })
