@@ -115,7 +115,10 @@ export function createRestoreJob (deps: RestoreJobDeps) {
     const asNew = target !== undefined && job.data.staging !== 'refresh'
     /** The ERP's neutralization before the instance starts (a staging copy). */
     const neutralize = async (spec: InstanceSpec): Promise<void> => {
-      if (job.data.staging !== undefined) await lifecycle.neutralize(instance, spec)
+      if (job.data.staging === undefined) return
+      await em.nativeUpdate(Instance, { id: instance.id }, { neutralizedAt: null })
+      await lifecycle.neutralize(instance, spec)
+      await em.nativeUpdate(Instance, { id: instance.id }, { neutralizedAt: new Date() })
     }
     /** A copy's filestore is renamed after its own database, and its database gets its own identity. */
     const copy: RestoreAsCopy | undefined = target !== undefined ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined

@@ -52,6 +52,8 @@ const InstanceSchema = defineEntity({
     expiresAt: timestamp().nullable(),
     /** When the tenant's admins were warned that the staging copy expires soon (once per expiry). */
     expiryWarnedAt: timestamp().nullable(),
+    /** When the ERP's neutralization last succeeded on a staging copy's current data; null until then (a staging copy without it is not started). */
+    neutralizedAt: timestamp().nullable(),
     /** When the reconciler last compared the record with the backend */
     lastSyncAt: timestamp().nullable(),
     lastBackupAt: timestamp().nullable(),

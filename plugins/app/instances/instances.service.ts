@@ -18,7 +18,7 @@ import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
-import { InstanceNotFound } from './instances.errors.ts'
+import { InstanceNotFound, StagingNotNeutralized } from './instances.errors.ts'
 import { INSTANCE_QUEUE, type InstanceJobData } from './instance-actions.queue.ts'
 import { visibleInstances } from '../../../lib/agent-capabilities.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
@@ -179,6 +179,10 @@ export function createInstancesService (deps: InstancesServiceDeps) {
       // instance never changes backend; if a concurrent move turns a no-op into
       // work in between, the job reports a backend that does not answer.
       const seen = await load(em, id)
+      // A staging copy runs only on neutralized data (docs/staging.md): one whose neutralization failed is refreshed, not started.
+      if (seen.kind === 'staging' && seen.neutralizedAt == null && action !== 'delete' && action !== 'stop') {
+        throw StagingNotNeutralized(`${seen.name} is a staging copy whose data was not neutralized (its neutralization failed or did not run): refresh it from its production instance instead of starting it`)
+      }
       if (decide(seen.state, action) === 'queue') await backends.require(seen.backend)
       const outcome = await em.transactional(async (tx) => {
         const instance = await load(tx, id, true)

@@ -87,6 +87,7 @@ export function createStagingService (deps: StagingServiceDeps) {
       requireAdmin(actor, 'make staging copies')
       const parent = await load(em, parentId)
       if (parent.kind === 'staging') throw StagingOfStaging(`${parent.name} is itself a staging copy: make the copy from its production instance (id ${parent.parent?.id ?? 'unknown'})`, { parent_id: parent.parent?.id ?? null })
+      if (parent.state === 'deleted' || parent.state === 'deleting') throw InstanceDeleted('The instance was deleted: restore one of its backups as a new instance instead')
       let backup: Backup | undefined
       if (request.from_backup_id === undefined) {
         await backupPossible(parent)

@@ -10,11 +10,11 @@ import backups from './backups.ts'
 import users from './users.ts'
 import modules from './modules.ts'
 import staging from './staging.ts'
-import { BackendNotReady, BackendUnavailable, InstanceBusy, InstanceDeleted, InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
+import { BackendNotReady, BackendUnavailable, InstanceBusy, InstanceDeleted, InstanceNotFound, StagingNotNeutralized } from '../../../plugins/app/instances/instances.errors.ts'
 import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
 import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
 
-const ACTION_ERRORS = [...AUTHENTICATED, InstanceNotFound, InstanceBusy, InstanceDeleted, BackendUnavailable, BackendNotReady]
+const ACTION_ERRORS = [...AUTHENTICATED, InstanceNotFound, InstanceBusy, InstanceDeleted, StagingNotNeutralized, BackendUnavailable, BackendNotReady]
 const ACTION_TEXT: Record<Exclude<LifecycleAction, 'delete'>, string> = {
   start: 'Starts a stopped (or failed) instance',
   stop: 'Stops a running instance; its data stays',

@@ -69,6 +69,11 @@ t.test('from a completed backup: made, loaded as a copy, neutralized before its 
   const env = kube.get('Deployment', namespace, `erp-${copySub}`)?.spec?.template?.spec?.containers?.[0]?.env
   t.same(env, [{ name: 'ERP_WORKERS', value: '1' }], 'one worker')
   t.equal(kube.get('Job', namespace, neutralizeJob), undefined, 'the neutralization Job is cleaned up')
+  const [row] = await app.sql<{ neutralized: boolean }>({ text: 'SELECT neutralized_at IS NOT NULL AS neutralized FROM instances WHERE id = $1', values: [copy.id] })
+  t.equal(row?.neutralized, true, 'recorded neutralized')
+  const restart = await app.inject({ method: 'POST', url: `/api/instances/${copy.id}/restart`, headers: bearer(admin.token) })
+  t.equal(restart.statusCode, 202, 'a neutralized copy is started and restarted like any instance')
+  await waitForState(app, admin.token, copy.id, ['running'], 30_000)
 
   const parent = (await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance
   t.match(parent, { kind: 'production', parent_id: null, expires_at: null, staging_ids: [copy.id] }, 'the parent lists its staging copy')
@@ -135,6 +140,10 @@ t.test('a failed neutralization leaves the copy in error with the ERP\'s message
   const pods = (kube.list('Pod', namespace) as Array<{ metadata: { name: string } }>).filter((p) => p.metadata.name.startsWith(`erp-${copy.subdomain}-`) && !p.metadata.name.includes('neutralize'))
   t.same(pods, [], 'no ERP pod')
   t.ok((await activityTypes(context, copy.id)).includes('backup.restore_failed'))
+  const start = await app.inject({ method: 'POST', url: `/api/instances/${copy.id}/start`, headers: bearer(admin.token) })
+  t.equal(start.statusCode, 409)
+  t.equal(start.json().error.code, 'STAGING_NOT_NEUTRALIZED', 'nor can it be started by hand: it is refreshed instead')
+  t.equal(kube.get('Deployment', namespace, `erp-${copy.subdomain}`)?.spec?.replicas, 0)
 })
 
 t.test('refresh: a fresh backup of the parent loaded over the copy in place, neutralized again, its expiry started over', async (t) => {
