@@ -15,7 +15,9 @@
 # options alone run the double; anything else is executed as it is. As in the official image,
 # ODOO_RC=/etc/odoo/odoo.conf is read, its data_dir is /var/lib/odoo (where the double keeps each
 # database's state), and nothing sets the administrator's password: `-d <db> -i base --stop-after-init`
-# makes a database whose only login is admin/admin.
+# makes a database whose only login is admin/admin. `odoo neutralize -d <db>` neutralizes a database as
+# Odoo 16+ does (scheduled actions and mail servers off, database.is_neutralized set) and exits; it
+# fails while <data_dir>/erp-double/neutralize-fails exists or ERP_DOUBLE_NEUTRALIZE_FAILS is set.
 set -euo pipefail
 umask 022
 name=build-erp-double-image
