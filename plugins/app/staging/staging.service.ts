@@ -17,6 +17,7 @@ import type { InstanceDetailView } from '../instances/instance.view.ts'
 import type { InstancesService } from '../instances/instances.service.ts'
 import { InstanceBusy, InstanceDeleted, InstanceNotFound } from '../instances/instances.errors.ts'
 import { InstanceNotStaging, StagingOfStaging, StagingParentGone } from './staging.errors.ts'
+import { stagingSubdomain } from './staging-subdomain.ts'
 
 export interface StagingServiceDeps {
   jobs: Pick<Jobs, 'send' | 'wake'>
@@ -37,8 +38,8 @@ export interface CreateStagingRequest {
 }
 
 const DAY_MS = 86_400_000
-const SUBDOMAIN_MAX = 40
-const SUFFIX = '-staging'
+/** Default subdomains tried before the caller has to name one. */
+const MAX_TRIES = 20
 
 /**
  * Staging copies (docs/staging.md): a neutralized copy of a production instance, made from one of
@@ -59,12 +60,12 @@ export function createStagingService (deps: StagingServiceDeps) {
 
   /** `<parent>-staging`, or `-staging-2`, `-3` … when taken (by any company): the first free one. */
   async function freeSubdomain (em: EntityManager, parent: Instance): Promise<string> {
-    for (let n = 1; n < 100; n++) {
-      const suffix = n === 1 ? SUFFIX : `${SUFFIX}-${n}`
-      const candidate = `${parent.subdomain.slice(0, SUBDOMAIN_MAX - suffix.length).replace(/-+$/, '')}${suffix}`
+    for (let n = 1; n <= MAX_TRIES; n++) {
+      const candidate = stagingSubdomain(parent.subdomain, n)
       if (await em.count(Instance, { subdomain: candidate }, ACROSS_TENANTS) === 0) return candidate
     }
-    return `${parent.subdomain.slice(0, SUBDOMAIN_MAX - SUFFIX.length - 9)}${SUFFIX}-${now().getTime().toString(36).slice(-8)}`
+    // Past that many, the creation answers SUBDOMAIN_TAKEN for the last one: the caller names one.
+    return stagingSubdomain(parent.subdomain, MAX_TRIES)
   }
 
   /** The parent's backup under way (a copy waits for it rather than taking a second), else a new one queued in `tx`. */
