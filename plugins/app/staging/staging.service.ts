@@ -98,7 +98,7 @@ export function createStagingService (deps: StagingServiceDeps) {
       }
       const name = request.name ?? `${parent.name.slice(0, 90)} (staging)`
       const subdomain = request.subdomain ?? await freeSubdomain(em, parent)
-      const created = await deps.instances.createFor({ em, actor }, { name, subdomain, erp_version: parent.erpVersion, backend: parent.backend }, 'restoring', async (tx, copy) => {
+      const created = await deps.instances.createFor({ em, actor }, { name, subdomain, erp_version: backup?.erpVersion ?? parent.erpVersion, backend: parent.backend }, 'restoring', async (tx, copy) => {
         const backupId = backup?.id ?? await freshBackup(tx, actor, parent)
         activity.record(tx, actor, {
           type: 'instance.staging_created',

@@ -95,8 +95,9 @@ t.test('from a fresh backup: the backup is queued for the copy, the restore wait
   t.equal(backups.length, 1, 'a fresh backup of the parent was taken for the copy')
   const backupId: number = backups[0].id
   await waitFor(async () => kube.get('Job', namespace, `erp-backup-${backupId}`), slow)
-  // While the backup runs, the copy waits: no restore Job, the copy still restoring.
-  await new Promise((resolve) => setTimeout(resolve, 2500))
+  // While the backup runs, the copy's restore job looks and sends itself again for later: no restore Job yet.
+  const sends = async () => (await app.sql<{ n: number }>({ text: "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'instance-backups' AND data->>'action' = 'restore' AND data->>'instanceId' = $1", values: [String(copy.id)] }))[0]?.n ?? 0
+  await waitFor(async () => await sends() >= 2, slow)
   t.equal(kube.get('Job', namespace, `erp-restore-${backupId}-${uid.slice(0, 8)}`), undefined, 'nothing is restored before the backup completed')
   t.equal((await waitForState(app, admin.token, copy.id, ['restoring'])).state, 'restoring')
   kube.setPodLogs(namespace, `erp-backup-${backupId}`, `${RESULT_MARK} 4096 ${'b'.repeat(64)}\n`)
