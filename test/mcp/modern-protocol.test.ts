@@ -94,6 +94,28 @@ t.test('an unknown tool is -32602; a failing tool is a result with isError and t
   t.match(missing.json.result, { resultType: 'complete', isError: true, structuredContent: { success: false, error: { code: 'INSTANCE_NOT_FOUND' } } })
 })
 
+t.test('on the wire, a destructive call asks with input_required; a client with only URL elicitation gets the confirm rule', async (t) => {
+  const subdomain = `wire-${process.pid}`
+  const instanceId = await recordInstance(app, person.user.tenant_id, { state: 'stopped', subdomain })
+  const before = await tenantSnapshot(app, person.user.tenant_id)
+  const call = (capabilities: Record<string, unknown>, extra: Record<string, unknown> = {}) => rawPost(url, modernHeaders(token, 'tools/call', 'delete_instance'),
+    request('tools/call', { name: 'delete_instance', arguments: { instance_id: instanceId }, ...extra }, capabilities))
+  const asked = await call({ elicitation: {} })
+  t.equal(asked.status, 200)
+  const { result } = asked.json
+  t.equal(result.resultType, 'input_required')
+  t.notOk('isError' in result || 'content' in result, 'a question, not a tool result')
+  t.same(Object.keys(result.inputRequests), ['confirm'])
+  t.match(result.inputRequests.confirm, { method: 'elicitation/create', params: { mode: 'form', message: new RegExp(`type the instance's subdomain, ${subdomain}`), requestedSchema: { type: 'object', required: ['subdomain'] } } })
+
+  const wrong = await call({ elicitation: {} }, { inputResponses: { confirm: { action: 'accept', content: { subdomain: 'nope' } } } })
+  t.match(wrong.json.result, { resultType: 'complete', isError: true, structuredContent: { error: { code: 'CONFIRMATION_REFUSED', details: { field: 'confirm' } } } })
+  const urlOnly = await call({ elicitation: { url: {} } })
+  t.match(urlOnly.json.result, { resultType: 'complete', isError: true, structuredContent: { error: { code: 'CONFIRMATION_REQUIRED' } } })
+  t.equal(await tenantSnapshot(app, person.user.tenant_id), before, 'nothing changed')
+  t.same((await auditRows()).slice(-3), ['delete_instance input_required', 'delete_instance CONFIRMATION_REFUSED', 'delete_instance CONFIRMATION_REQUIRED'])
+})
+
 t.test('the front is shared: no token is 401 with the challenge, a foreign origin 403, a batch -32600', async (t) => {
   const { authorization: _token, ...anonymous } = modernHeaders(token, 'tools/list')
   const unauthenticated = await rawPost(url, anonymous, request('tools/list'))
