@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server'
+import { createMcpHandler, isLegacyRequest, ProtocolError } from '@modelcontextprotocol/server'
 import { sendWebResponse, toWebRequest } from '../http-bridge.ts'
 import type { ToolRegistry } from '../tool-registry.ts'
 import type { ToolContext } from '../tools/tool.ts'
@@ -25,8 +25,11 @@ export function createModernLeg (registry: ToolRegistry, url: string, log: Fasti
     return createModernServer(registry, context)
   }, {
     legacy: 'reject',
-    // Refusals (bad envelope, header mismatch, unsupported version) are the client's: debug; the SDK answers them itself.
-    onerror: (error) => log.debug({ err: error }, 'MCP 2026-07-28 request refused or failed')
+    onerror: (error) => {
+      // The SDK answers refusals itself (bad envelope, header mismatch, unsupported version): the client's mistake, not ours.
+      if (error instanceof ProtocolError || error.message.startsWith('Rejected ')) log.debug({ err: error }, 'MCP 2026-07-28 request refused')
+      else log.error({ err: error }, 'MCP 2026-07-28 request failed')
+    }
   })
 
   return async function serveModern (request: FastifyRequest, reply: FastifyReply, context: ToolContext): Promise<FastifyReply> {

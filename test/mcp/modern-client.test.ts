@@ -149,3 +149,18 @@ t.test('level and role come first: nobody is asked for what the agent may not do
   t.match(given.structuredContent, { queued: true }, 'a `confirm` sent along is enough: nobody is asked again')
   t.equal(asked.length, 0)
 })
+
+t.test('a job tool called with a progressToken streams progress and answers the end state, as on 2025-era requests', async (t) => {
+  const { client } = await modernClient(url, agent.accessToken)
+  t.teardown(() => client.close())
+  const subdomain = uniqueSubdomain('mprog')
+  const updates: Array<{ progress: number, total?: number, message?: string }> = []
+  const result = await client.callTool({ name: 'create_instance', arguments: { name: 'Followed', subdomain, erp_version: '17.0', backend: 'kubernetes' } },
+    { onprogress: (update) => { updates.push(update) } }) as Answer
+  t.notOk(result.isError, codeOf(result))
+  t.match(result.structuredContent, { instance: { subdomain, state: 'running' }, wait: { finished: true } })
+  t.ok(updates.length >= 1, `${updates.length} progress notifications`)
+  t.ok(updates.every((update, i) => i === 0 || update.progress > updates[i - 1]!.progress), 'progress only increases')
+  t.same(updates.at(-1), { progress: updates.at(-1)!.progress, total: updates.at(-1)!.progress, message: 'Instance running' }, 'the last one is complete')
+  t.same(await audit(agent.grantId, 'create_instance'), ['ok'], 'one call recorded')
+})
