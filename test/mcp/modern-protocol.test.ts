@@ -4,6 +4,7 @@
  * front (token, origin, batch, request id) the 2025-era requests keep. 2025-era answers stay as they were.
  */
 import t, { type Test } from 'tap'
+import fc from 'fast-check'
 import { signup } from '../support/accounts.ts'
 import { mcpHeaders, rpc, startMcpFixture } from '../support/mcp.ts'
 import { envelope, MODERN, mcpUrl, modernHeaders, rawPost } from '../support/mcp-modern.ts'
@@ -114,6 +115,24 @@ t.test('on the wire, a destructive call asks with input_required; a client with 
   t.match(urlOnly.json.result, { resultType: 'complete', isError: true, structuredContent: { error: { code: 'CONFIRMATION_REQUIRED' } } })
   t.equal(await tenantSnapshot(app, person.user.tenant_id), before, 'nothing changed')
   t.same((await auditRows()).slice(-3), ['delete_instance input_required', 'delete_instance CONFIRMATION_REFUSED', 'delete_instance CONFIRMATION_REQUIRED'])
+})
+
+t.test('property: whatever the retry carries as the answer, only the typed subdomain goes ahead', async (t) => {
+  const subdomain = `prop-${process.pid}`
+  const instanceId = await recordInstance(app, person.user.tenant_id, { state: 'stopped', subdomain })
+  const before = await tenantSnapshot(app, person.user.tenant_id)
+  const answer = fc.oneof(
+    fc.string({ maxLength: 45 }).filter((typed) => typed !== subdomain && !typed.includes('\u0000')).map((typed) => ({ action: 'accept', content: { subdomain: typed } })),
+    fc.constantFrom({ action: 'decline' }, { action: 'cancel' }, { action: 'accept' }, { action: 'accept', content: { subdomain: 7 } }, { action: 'maybe' }, 'yes', null, [subdomain])
+  )
+  await fc.assert(fc.asyncProperty(answer, async (given) => {
+    const reply = await rawPost(url, modernHeaders(token, 'tools/call', 'delete_instance'),
+      request('tools/call', { name: 'delete_instance', arguments: { instance_id: instanceId }, inputResponses: { confirm: given } }, { elicitation: {} }))
+    const result = reply.json?.result
+    // Refused as a tool error, asked again (an answer that is not an elicitation result), or refused by the SDK: never done.
+    return result?.resultType === 'input_required' || result?.isError === true || reply.json?.error !== undefined
+  }), { numRuns: 30 })
+  t.equal(await tenantSnapshot(app, person.user.tenant_id), before, 'nothing changed')
 })
 
 t.test('the front is shared: no token is 401 with the challenge, a foreign origin 403, a batch -32600', async (t) => {
