@@ -65,7 +65,8 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
   })
   const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
     async (actor, call) => recordToolCall(fastify.sql, actor, call))
-  const serveModern = createModernLeg(registry, resource, fastify.log)
+  const modern = createModernLeg(registry, resource, fastify.log)
+  fastify.addHook('onClose', async () => modern.close())
 
   return {
     authenticate,
@@ -78,7 +79,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       reply.raw.once('close', () => gone.abort())
       const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log, signal: gone.signal }
       // 2026-07-28 requests carry their version in `_meta`; everything else is served as before.
-      if (!await isLegacyPost(request, resource)) return serveModern(request, reply, context)
+      if (!await isLegacyPost(request, resource)) return modern.serve(request, reply, context)
       const body = request.body as Parameters<typeof invalidParamsMessage>[0]
       const invalid = invalidParamsMessage(body)
       if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)

@@ -32,10 +32,14 @@ export function createModernLeg (registry: ToolRegistry, url: string, log: Fasti
     }
   })
 
-  return async function serveModern (request: FastifyRequest, reply: FastifyReply, context: ToolContext): Promise<FastifyReply> {
-    const webRequest = toWebRequest(request, url, context.signal)
-    contexts.set(webRequest, context)
-    const response = await handler.fetch(webRequest, { parsedBody: request.body })
-    return sendWebResponse(reply, response)
+  return {
+    async serve (request: FastifyRequest, reply: FastifyReply, context: ToolContext): Promise<FastifyReply> {
+      const webRequest = toWebRequest(request, url, context.signal)
+      contexts.set(webRequest, context)
+      const response = await handler.fetch(webRequest, { parsedBody: request.body })
+      return sendWebResponse(reply, response)
+    },
+    /** Ends the exchanges still in flight (the app is closing). */
+    close: async () => handler.close()
   }
 }

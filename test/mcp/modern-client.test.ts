@@ -12,10 +12,12 @@ import { fakeKubeApiServer } from '../support/kube/fake-api-server.ts'
 import { kubeBackendEnv, rpc, startMcpFixture } from '../support/mcp.ts'
 import { MODERN, mcpUrl, modernClient, type ElicitationAnswer } from '../support/mcp-modern.ts'
 import { recordInstance } from '../support/instance-rows.ts'
+import { captureLog } from '../support/log-capture.ts'
 import { restCall, tenantSnapshot } from './tool-helpers.ts'
 
 const kube = await fakeKubeApiServer(t, { readyDelayMs: 100, jobRunMs: 0 })
-const { app, connectAgent, databaseUrl } = await startMcpFixture(t, kubeBackendEnv(t, kube.kubeconfigText))
+const { lines, logger } = captureLog()
+const { app, connectAgent, databaseUrl } = await startMcpFixture(t, kubeBackendEnv(t, kube.kubeconfigText), { logger })
 t.teardown(() => cleanupInstances(databaseUrl))
 const url = await mcpUrl(app)
 const admin = await signup(app)
@@ -163,4 +165,8 @@ t.test('a job tool called with a progressToken streams progress and answers the 
   t.ok(updates.every((update, i) => i === 0 || update.progress > updates[i - 1]!.progress), 'progress only increases')
   t.same(updates.at(-1), { progress: updates.at(-1)!.progress, total: updates.at(-1)!.progress, message: 'Instance running' }, 'the last one is complete')
   t.same(await audit(agent.grantId, 'create_instance'), ['ok'], 'one call recorded')
+})
+
+t.test('the portal logged no error: refusals are the client\'s mistake, not a failure', async (t) => {
+  t.same(lines.filter((line) => Number(line.level) >= 50).map((line) => line.msg), [])
 })

@@ -9,10 +9,12 @@ import { signup } from '../support/accounts.ts'
 import { mcpHeaders, rpc, startMcpFixture } from '../support/mcp.ts'
 import { envelope, MODERN, mcpUrl, modernHeaders, rawPost } from '../support/mcp-modern.ts'
 import { recordInstance } from '../support/instance-rows.ts'
+import { captureLog } from '../support/log-capture.ts'
 import { ALL_TOOLS } from '../../mcp/tools/index.ts'
 import { tenantSnapshot } from './tool-helpers.ts'
 
-const { app, connectAgent } = await startMcpFixture(t)
+const { lines, logger } = captureLog()
+const { app, connectAgent } = await startMcpFixture(t, {}, { logger })
 const url = await mcpUrl(app)
 const person = await signup(app)
 const agent = await connectAgent(person, 'Raw modern agent')
@@ -157,4 +159,8 @@ t.test('2025-era requests take the 2025 path: initialize, and a 2025 version hea
   t.equal(init.json().result.protocolVersion, '2025-06-18')
   const unknownVersion = await app.inject({ method: 'POST', url: '/api/mcp', headers: mcpHeaders(token, '1999-01-01'), payload: { jsonrpc: '2.0', id: 7, method: 'tools/list' } })
   t.same([unknownVersion.statusCode, unknownVersion.json().error.code], [400, -32000], 'an unknown header version without _meta is refused as before')
+})
+
+t.test('the portal logged no error: refusals are the client\'s mistake, not a failure', async (t) => {
+  t.same(lines.filter((line) => Number(line.level) >= 50).map((line) => line.msg), [])
 })
