@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
 import { SERVER_INFO } from '../mcp-server.ts'
 import type { ProgressChannel } from '../job-progress.ts'
 import { isToolQuestion, type ToolRegistry } from '../tool-registry.ts'
@@ -23,6 +24,9 @@ export const CACHE_HINTS = {
   'server/discover': { ttlMs: 600_000, cacheScope: 'public' }
 } as const
 
+// As for the 2025 server: the SDK makes a new Ajv (a costly object) per server unless given one.
+const sharedValidator = new AjvJsonSchemaValidator()
+
 /** Progress for a call with a `progressToken`: notifications on the call's own response, which the SDK turns into an SSE stream. */
 function progressFor (ctx: ServerContext, context: ToolContext): ProgressChannel | undefined {
   const token = ctx.mcpReq._meta?.progressToken
@@ -43,7 +47,8 @@ export function createModernServer (registry: ToolRegistry, context: ToolContext
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: MODERN_INSTRUCTIONS,
-    cacheHints: CACHE_HINTS
+    cacheHints: CACHE_HINTS,
+    jsonSchemaValidator: sharedValidator
   })
   server.setRequestHandler('tools/list', () => ({ tools: registry.list(context.scope.actor) }))
   server.setRequestHandler('tools/call', async (request, ctx) => {
