@@ -33,6 +33,8 @@ export function baselineScenario (token: string): Scenario {
 
 const LIST_INSTANCES = 'GET /api/instances (50)'
 const INSTANCE_STATUS = 'GET /api/instances/:id/status'
+/** The read tool measured with and without its audit record (bench/run.ts). */
+export const MCP_READ_TOOL = 'POST /api/mcp tools/call get_instance_status'
 
 export function appScenarios (session: Session, tenant: PreparedTenant): Scenario[] {
   const auth = bearer(session.token)
@@ -50,7 +52,7 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
       versus: LIST_INSTANCES
     },
     {
-      name: 'POST /api/mcp tools/call get_instance_status',
+      name: MCP_READ_TOOL,
       method: 'POST',
       path: '/api/mcp',
       headers: mcpHeaders(tenant.agentToken),
