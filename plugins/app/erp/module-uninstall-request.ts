@@ -28,9 +28,11 @@ export const ModuleNotUninstallable = defineError('MODULE_NOT_UNINSTALLABLE', 'T
 /** Odoo's server-wide modules (odoo.conf `server_wide_modules`, `base,web` by default): its button_uninstall refuses them. */
 export const SERVER_WIDE_MODULES: ReadonlySet<string> = new Set(['base', 'web'])
 
+/** `dependents`: technical names, in any order (answered sorted). */
 export function requiredByError (name: string, dependents: string[]): Error {
-  return ModuleRequiredBy(`${name} cannot be uninstalled while installed modules depend on it: ${dependents.join(', ')}. ` +
-    'The ERP would uninstall them too, with their data: uninstall them first.', { field: 'module_id', required_by: dependents })
+  const names = [...new Set(dependents)].sort()
+  return ModuleRequiredBy(`${name} cannot be uninstalled while installed modules depend on it: ${names.join(', ')}. ` +
+    'The ERP would uninstall them too, with their data: uninstall them first.', { field: 'module_id', required_by: names })
 }
 
 /** Assignments that may hold an installed module: `failed` may be a failed uninstall (still installed). */
