@@ -72,8 +72,11 @@ export function createModuleUninstall (deps: {
     }
   }
 
-  /** `queued: false`: an uninstall already asked and not finished, answered as it stands. */
-  return async function uninstall ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, moduleId: number): Promise<{ module: InstanceModuleView, queued: boolean }> {
+  /**
+   * `queued: false`: an uninstall already asked and not finished, answered as it stands.
+   * `checkOnly`: every refusal, nothing changed or queued (an MCP tool asks before it asks the person).
+   */
+  return async function uninstall ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, instanceId: number, moduleId: number, options: { checkOnly?: boolean } = {}): Promise<{ module: InstanceModuleView, queued: boolean }> {
     requireAdmin(actor, 'uninstall modules')
     const instance = await em.findOne(Instance, { id: instanceId, state: { $nin: ['deleted', 'deleting'] } }, { populate: ['tenant'] })
     if (instance === null) throw InstanceNotFound()
@@ -89,6 +92,7 @@ export function createModuleUninstall (deps: {
       throw ModuleNotInstalled(`${module.technicalName} is not installed on ${instance.name}: ${why}`, { field: 'module_id', state: row?.state ?? null })
     }
     await checkInErp(em, instance, row)
+    if (options.checkOnly === true) return { module: deps.view(row), queued: false }
     const queued = await em.transactional(async (tx) => {
       // Two requests at once: the first moves the row, the second finds it moved and queues nothing.
       const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: { $in: [...MAY_BE_INSTALLED] } }, { state: 'uninstalling', error: null, updatedAt: new Date() })
