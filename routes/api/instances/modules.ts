@@ -17,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['instance modules'],
       operationId: 'listInstanceModules',
       summary: 'The catalog modules assigned to an instance',
-      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`). One statement, the token check included.',
+      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`, `uninstalling`, `uninstalled`). One statement, the token check included.',
       params: InstanceIdParams,
       response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
