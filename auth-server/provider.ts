@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/env.ts'
 import { deriveKey } from '../lib/secrets.ts'
 import type { FindAccount } from './account.ts'
 import { createPostgresAdapter } from './adapter.ts'
+import { createCodePrefetch } from './code-prefetch.ts'
 import { parseAllowHosts } from '../lib/outbound-url.ts'
 import { builtInGrants, wrapBuiltInGrant } from './built-in-grants.ts'
 import { clientIdMetadataDocuments } from './client-id-metadata.ts'
@@ -34,12 +35,16 @@ export function createProvider (deps: ProviderDeps): Provider {
   const { config, pool, keys } = deps
   if (config.JWT_SECRET === undefined) throw new Error('JWT_SECRET must be resolved before the auth server is built')
   const mcpResource = mcpResourceUrl(config.BASE_URL)
+  const prefetch = createCodePrefetch()
 
   const provider = new Provider(config.BASE_URL, buildConfiguration({
     config,
-    adapter: createPostgresAdapter(pool, { refreshGraceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS }),
+    adapter: createPostgresAdapter(pool, { refreshGraceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS, prefetch }),
     keys,
-    findAccount: deps.findAccount,
+    findAccount: async (ctx, id) => {
+      const kept = prefetch.account(id)
+      return kept.found ? kept.account : deps.findAccount(ctx, id)
+    },
     cookieKeys: [deriveKey(config.JWT_SECRET, 'oidc-cookies').toString('base64url')],
     mcpResource,
     clientIdMetadata: clientIdMetadataDocuments({

@@ -31,6 +31,7 @@ export async function startBenchApp (settings: Record<string, unknown> = {}): Pr
     // CORS origin and the OpenAPI server here.
     BASE_URL: 'http://127.0.0.1',
     ...(process.env.BENCH_LOG_LEVEL === undefined || process.env.BENCH_LOG_LEVEL === '' ? {} : { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }),
+    ...(process.env.BENCH_MCP_AUDIT_READS === undefined ? {} : { MCP_AUDIT_READS: process.env.BENCH_MCP_AUDIT_READS }),
     SEED_DEMO: 'false',
     DB_POOL_MAX: poolMax,
     ...settings

@@ -35,3 +35,7 @@ export function mcpHeaders (accessToken: string): Record<string, string> {
 export function toolCall (name: string, args: Record<string, unknown> = {}): string {
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })
 }
+
+export function toolsList (): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
+}

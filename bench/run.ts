@@ -18,6 +18,9 @@
  * BENCH_BACKUP_MB (256) and BENCH_BACKUP_ROUNDS (3): the backup download scenario's archive size and
  * rounds (bench/backup-download.ts).
  *
+ * After them, the MCP read tool's row runs again on an app with MCP_AUDIT_READS=refused (its
+ * successful calls not recorded), labelled so: the audit record's cost, same run.
+ *
  * Logging: the app's main rows run it with `npm start`'s default logging (LOG_LEVEL info: one
  * access line per request, JSON to the child's stdout, a pipe read by a process that drops it). BENCH_LOG_LEVEL runs
  * them at another level and labels them `[LOG_LEVEL=...]`; BENCH_SILENT_ROWS=1 adds, after the
@@ -32,7 +35,7 @@ import { prepareMetrics } from './metrics-samples.ts'
 import { measureTokenExchange, tokenScenario } from './oauth-pair.ts'
 import { LOG_FANOUT_SCENARIO, measureLogFanout } from './log-fanout.ts'
 import { BACKUP_DOWNLOAD_SCENARIO, measureBackupDownload } from './backup-download.ts'
-import { HOME_COMPANY, INSTANCES_COMPANY, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
+import { HOME_COMPANY, INSTANCES_COMPANY, MCP_READ_TOOL, appScenarioNames, appScenarios, baselineScenario, preflight, prepareTenant, signup, type Scenario } from './scenarios.ts'
 
 const log = (line: string) => console.log(`# ${line}`)
 
@@ -110,8 +113,8 @@ async function withServer<T> (file: string, env: Record<string, string>, use: (s
 // each one: a scenario's ratio is against the mean of the baseline runs on either
 // side of it. This machine's speed drifts by a quarter over minutes; a scenario
 // measured between two baseline runs is compared with what the machine did then.
-async function measureAppScenarios (childEnv: Record<string, string>, label = ''): Promise<Measurement[]> {
-  if (!appScenarioNames().some(selected)) return []
+async function measureAppScenarios (childEnv: Record<string, string>, label = '', only: (name: string) => boolean = selected): Promise<Measurement[]> {
+  if (!appScenarioNames().some(only)) return []
   const labelled = (scenario: Scenario): Scenario => label === ''
     ? scenario
     : { ...scenario, name: `${scenario.name} ${label}`, ...(scenario.versus === undefined ? {} : { versus: `${scenario.versus} ${label}` }) }
@@ -129,10 +132,10 @@ async function measureAppScenarios (childEnv: Record<string, string>, label = ''
     return withServer('./baseline-server.ts', childEnv, async (bare) => {
       const reference = baselineScenario(bare.ready.token ?? '')
       const baselineRun = async (when: string) =>
-        toMeasurement('baseline', { ...reference, name: `${reference.name} (${when}${label === '' ? '' : ` ${label}`})` }, await measure(bare, reference))
+        toMeasurement('baseline', { ...reference, name: `${reference.name} (${when}${label === '' || when.endsWith(label) ? '' : ` ${label}`})` }, await measure(bare, reference))
       let before = await baselineRun('first')
       const results: Measurement[] = [before]
-      for (const scenario of appScenarios(session, tenant).filter((s) => selected(s.name)).map(labelled)) {
+      for (const scenario of appScenarios(session, tenant).filter((s) => only(s.name)).map(labelled)) {
         const result = await measure(app, scenario)
         const after = await baselineRun(`after ${scenario.name}`)
         const mean = (before.requestsPerSecond + after.requestsPerSecond) / 2
@@ -182,7 +185,12 @@ try {
   const mainLabel = logLevel === undefined ? '' : `[LOG_LEVEL=${logLevel}]`
   const mainRows = await measureAppScenarios(childEnv, mainLabel)
   const silentRows = silentPass ? await measureAppScenarios({ ...childEnv, BENCH_LOG_LEVEL: 'silent' }, '[LOG_LEVEL=silent]') : []
-  const measurements = relate([...mainRows, ...silentRows, ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv), ...await measureBackupDownloadScenario(childEnv)])
+  // What recording a tool call costs: the read tool again, its successful calls not recorded (MCP_AUDIT_READS=refused).
+  const unrecordedRows = await measureAppScenarios({ ...childEnv, BENCH_MCP_AUDIT_READS: 'refused' }, '[MCP_AUDIT_READS=refused]',
+    (name) => name === MCP_READ_TOOL && selected(name))
+  // Its comparison line: against the recorded calls' row of the main set, not the REST route.
+  for (const row of unrecordedRows) if (row.server === 'ours') row.versus = { name: MCP_READ_TOOL, ratio: null }
+  const measurements = relate([...mainRows, ...silentRows, ...unrecordedRows, ...await measureTokenScenario(childEnv), ...await measureLogFanoutScenario(childEnv), ...await measureBackupDownloadScenario(childEnv)])
   if (measurements.length === 0) throw new Error(`BENCH_ONLY="${only}" matches no scenario`)
   const settings: RunSettings = { connections, durationSeconds, warmupSeconds, poolMax, database: dbServer.description, tokenExpectedRps }
   const resultsFile = new URL('./results/latest.json', import.meta.url)

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { fillTenantWith, type BulkCounts } from '../test/support/data.ts'
-import { mcpHeaders, toolCall } from './mcp-agent.ts'
+import { mcpHeaders, toolCall, toolsList } from './mcp-agent.ts'
 import { weekAtHourSteps } from './metrics-samples.ts'
 
 export interface Scenario {
@@ -32,12 +32,15 @@ export function baselineScenario (token: string): Scenario {
 }
 
 const LIST_INSTANCES = 'GET /api/instances (50)'
+const INSTANCE_STATUS = 'GET /api/instances/:id/status'
+/** The read tool measured with and without its audit record (bench/run.ts). */
+export const MCP_READ_TOOL = 'POST /api/mcp tools/call get_instance_status'
 
 export function appScenarios (session: Session, tenant: PreparedTenant): Scenario[] {
   const auth = bearer(session.token)
   const home = bearer(tenant.homeToken)
   return [
-    { name: 'GET /api/instances/:id/status', method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
+    { name: INSTANCE_STATUS, method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
     // All 50 on one page (the default page is 25), as the MCP tool it is compared with answers them.
     { name: LIST_INSTANCES, method: 'GET', path: '/api/instances?per_page=50', headers: auth },
     {
@@ -48,6 +51,16 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
       body: toolCall('list_instances'),
       versus: LIST_INSTANCES
     },
+    {
+      name: MCP_READ_TOOL,
+      method: 'POST',
+      path: '/api/mcp',
+      headers: mcpHeaders(tenant.agentToken),
+      body: toolCall('get_instance_status', { instance_id: Number(tenant.instanceId) }),
+      versus: INSTANCE_STATUS
+    },
+    // No REST route lists tools: its ratio is against the floor, like every row's.
+    { name: 'POST /api/mcp tools/list', method: 'POST', path: '/api/mcp', headers: mcpHeaders(tenant.agentToken), body: toolsList() },
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: home },
     { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: home },

@@ -21,7 +21,7 @@ export const LEVEL_WORDS: Record<AgentLevel, { label: string, allows: string }> 
   },
   administer: {
     label: 'Administer',
-    allows: 'everything you may do yourself, including deleting instances, restoring a backup over one, deleting backups, inviting and removing users, changing roles, registering addon sources and subscribing to plans'
+    allows: 'everything you may do yourself, including deleting instances, restoring a backup over one, deleting backups, uninstalling modules, inviting and removing users, changing roles, registering addon sources and subscribing to plans'
   }
 }
 

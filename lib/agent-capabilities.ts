@@ -51,7 +51,8 @@ export const AGENT_CAPABILITIES = {
   set_backup_schedule: 'administer',
   add_addon_source: 'administer',
   invite_user: 'administer',
-  invite_instance_user: 'administer'
+  invite_instance_user: 'administer',
+  uninstall_module: 'administer'
 } as const satisfies Record<string, AgentLevel>
 
 export type AgentCapability = keyof typeof AGENT_CAPABILITIES

@@ -5,9 +5,10 @@ import { createAccessTokenVerifier } from './access-token.ts'
 import { createMcpAuthentication } from './authenticate.ts'
 import { handleMcpPost } from './http-bridge.ts'
 import { createMcpServer } from './mcp-server.ts'
+import { createModernLeg, isLegacyPost } from './modern/handler.ts'
 import { createOriginPolicy } from './origin-policy.ts'
 import { invalidParamsMessage, refuseBatch, sendInvalidParams } from './request-check.ts'
-import { recordToolCall } from './tool-audit.ts'
+import { isRecorded, recordToolCall } from './tool-audit.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
 
@@ -40,8 +41,9 @@ function jsonRpcErrors (error: FastifyError, request: FastifyRequest, reply: Fas
 }
 
 /**
- * The MCP endpoint's machinery (Streamable HTTP, stateless; protocol 2025-11-25
- * and 2025-06-18); routes/api/mcp/index.ts declares its routes. Agents
+ * The MCP endpoint's machinery (Streamable HTTP, stateless; protocol 2026-07-28
+ * through the v2 SDK (mcp/modern/), 2025-11-25 and 2025-06-18 through the v1 SDK, one
+ * registry of tools for both); routes/api/mcp/index.ts declares its routes. Agents
  * authenticate with access tokens from our authorization server; each tool
  * calls the same service as the REST route, as the agent acting for its
  * person (activity records name the client).
@@ -62,21 +64,26 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
   })
   const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
-    async (actor, call) => recordToolCall(fastify.sql, actor, call))
+    async (actor, call) => { if (isRecorded(call, config.MCP_AUDIT_READS)) await recordToolCall(fastify.sql, actor, call) })
+  const modern = createModernLeg(registry, resource, fastify.log)
+  fastify.addHook('onClose', async () => modern.close())
 
   return {
     authenticate,
     errorHandler: jsonRpcErrors,
     refuseBatch,
     handlePost: async (request, reply) => {
-      const body = request.body as Parameters<typeof invalidParamsMessage>[0]
-      const invalid = invalidParamsMessage(body)
-      if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       // request.em: scoped to the agent's tenant by authentication, and only forked if a tool uses it.
       // Aborted when the connection closes: a tool following its job (mcp/job-progress.ts) stops when nobody waits.
       const gone = new AbortController()
-      reply.raw.once('close', () => gone.abort())
+      // (Only when the answer was not finished: an abort makes an error object, a cost on every call otherwise.)
+      reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
       const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log, signal: gone.signal }
+      // 2026-07-28 requests carry their version in `_meta`; everything else is served as before.
+      if (!await isLegacyPost(request, resource)) return modern.serve(request, reply, context)
+      const body = request.body as Parameters<typeof invalidParamsMessage>[0]
+      const invalid = invalidParamsMessage(body)
+      if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)
       const server = createMcpServer(registry, context)
       return handleMcpPost(server, request, reply, resource)
     }

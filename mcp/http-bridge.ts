@@ -6,14 +6,31 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 /** Hop-by-hop and body-framing headers the Web Response carries but Fastify sets itself. */
 const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'])
 
-function toWebRequest (request: FastifyRequest, url: string): Request {
+/**
+ * The Fastify request as a Web Request for the SDK: same method and headers, no body (Fastify
+ * parsed it; the SDK gets it as `parsedBody`). `signal` aborts it when the client is gone.
+ */
+export function toWebRequest (request: FastifyRequest, url: string, signal?: AbortSignal): Request {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === 'string') headers.set(name, value)
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item)
   }
-  // The body was parsed by Fastify and is handed over as `parsedBody`; the Request carries none.
-  return new Request(url, { method: request.method, headers })
+  return new Request(url, { method: request.method, headers, ...(signal === undefined ? {} : { signal }) })
+}
+
+/**
+ * Sends the SDK's Web Response through Fastify, so the reply keeps the app's hooks (request id,
+ * security headers, logging): an SSE body is streamed as it comes (when `streams` allows it), any other body sent whole.
+ */
+export async function sendWebResponse (reply: FastifyReply, response: Response, streams = true): Promise<FastifyReply> {
+  reply.code(response.status)
+  response.headers.forEach((value, name) => { if (!SKIPPED_HEADERS.has(name)) reply.header(name, value) })
+  if (streams && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
+    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
+  }
+  const body = await response.text()
+  return reply.send(body === '' ? undefined : body)
 }
 
 /** A `tools/call` whose `_meta` carries a `progressToken`: the client waits for progress notifications before the result. */
@@ -25,11 +42,9 @@ export function asksForProgress (body: unknown): boolean {
 }
 
 /**
- * Runs one POST through a stateless Streamable HTTP transport (no session) and
- * sends the SDK's Web Response through Fastify, so the reply keeps the app's
- * hooks (request id, security headers, logging). Answers are JSON, except for
- * a tool call that asks for progress: its notifications and then its result go
- * on an SSE stream (the transport's mode without `enableJsonResponse`).
+ * Runs one 2025-era POST through a stateless Streamable HTTP transport (no session) and sends
+ * its answer through Fastify. Answers are JSON, except for a tool call that asks for progress:
+ * its notifications and then its result go on an SSE stream (the transport's mode without `enableJsonResponse`).
  */
 export async function handleMcpPost (server: Server, request: FastifyRequest, reply: FastifyReply, url: string): Promise<FastifyReply> {
   const streamed = asksForProgress(request.body)
@@ -39,11 +54,5 @@ export async function handleMcpPost (server: Server, request: FastifyRequest, re
   // after the result. Either way nothing is left running: the server and transport are dropped, not closed
   // (closing makes an error object per request for no listener).
   const response = await transport.handleRequest(toWebRequest(request, url), { parsedBody: request.body })
-  reply.code(response.status)
-  response.headers.forEach((value, name) => { if (!SKIPPED_HEADERS.has(name)) reply.header(name, value) })
-  if (streamed && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
-    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream))
-  }
-  const body = await response.text()
-  return reply.send(body === '' ? undefined : body)
+  return sendWebResponse(reply, response, streamed)
 }

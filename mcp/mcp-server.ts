@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import type { ToolRegistry } from './tool-registry.ts'
+import { isToolQuestion, type ToolQuestion, type ToolRegistry, type ToolResult } from './tool-registry.ts'
 import type { ProgressChannel } from './job-progress.ts'
 import type { ToolContext } from './tools/tool.ts'
 
@@ -21,6 +21,12 @@ const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, act
 // The server makes a new Ajv (a costly object) per instance unless given one; it only uses it for elicitation.
 const sharedValidator = new AjvJsonSchemaValidator()
 
+/** 2025-era calls carry no way to ask the person (no `personPrompt`), so a tool never answers a question here. */
+function asResult (outcome: ToolResult | ToolQuestion): ToolResult {
+  if (isToolQuestion(outcome)) throw new McpError(ErrorCode.InternalError, 'A tool asked the person on a 2025-era call')
+  return outcome
+}
+
 export function createMcpServer (registry: ToolRegistry, context: ToolContext): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
@@ -33,13 +39,13 @@ export function createMcpServer (registry: ToolRegistry, context: ToolContext): 
     // An unknown tool is a protocol error (the spec's -32602); a tool that fails is a tool result with isError.
     if (!registry.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
     const token = meta?.progressToken
-    if (token === undefined) return registry.call(name, args, context)
+    if (token === undefined) return asResult(await registry.call(name, args, context))
     // Progress goes on this call's own SSE stream (http-bridge.ts answers such a call with SSE).
     const progress: ProgressChannel = {
       send: async (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...update } }),
       signal: context.signal === undefined ? extra.signal : AbortSignal.any([extra.signal, context.signal])
     }
-    return registry.call(name, args, { ...context, progress })
+    return asResult(await registry.call(name, args, { ...context, progress }))
   })
   return server
 }

@@ -1,4 +1,5 @@
 import type { UserActor } from '../lib/actor.ts'
+import { capabilityLevel } from '../lib/agent-capabilities.ts'
 import type { Sql } from '../lib/sql.ts'
 
 /** Field names that hold secrets, whatever the tool: their values never reach the audit trail. */
@@ -52,4 +53,12 @@ export async function recordToolCall (sql: Sql, actor: UserActor, call: ToolCall
     values: [actor.tenantId, actor.sessionId, (actor.clientId ?? '').slice(0, 255), (actor.clientName ?? '').slice(0, 200), actor.userId,
       call.tool.slice(0, 100), JSON.stringify(call.arguments ?? {}), call.outcome.slice(0, 64), Math.round(call.durationMs)]
   })
+}
+
+/**
+ * Whether a call goes in the audit trail: always, except, with `reads: 'refused'`
+ * (MCP_AUDIT_READS), a read-only tool's call that succeeded.
+ */
+export function isRecorded (call: Pick<ToolCallRecord, 'tool' | 'outcome'>, reads: 'all' | 'refused'): boolean {
+  return reads === 'all' || call.outcome !== 'ok' || capabilityLevel(call.tool) !== 'read'
 }

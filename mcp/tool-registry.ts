@@ -7,6 +7,7 @@ import { AGENT_CAPABILITIES, assertInstanceVisible, assertMayUse, mayUse } from 
 import type { ToolCallRecord } from './tool-audit.ts'
 import { summariseArguments } from './tool-audit.ts'
 import { followJob } from './job-progress.ts'
+import { PersonMustAnswer, type QuestionForPerson } from './confirmation.ts'
 import type { ToolContext, ToolDefinition } from './tools/tool.ts'
 
 /** A tool as `tools/list` describes it (MCP 2025-11-25 Tool). */
@@ -14,7 +15,7 @@ export interface ListedTool {
   name: string
   title: string
   description: string
-  inputSchema: Record<string, unknown>
+  inputSchema: ObjectSchema
   annotations: ToolDefinition['annotations'] & { title: string }
 }
 
@@ -25,16 +26,28 @@ export interface ToolResult {
   isError?: boolean
 }
 
+/** A call that asks the person first (MCP 2026-07-28 `input_required`): nothing ran; the client calls again with the answer. */
+export interface ToolQuestion {
+  question: QuestionForPerson
+}
+
+export const isToolQuestion = (outcome: ToolResult | ToolQuestion): outcome is ToolQuestion => 'question' in outcome
+
+/** The audit outcome of a call answered with a question for the person. */
+export const ASKED_OUTCOME = 'input_required'
+
 export type ToolErrorLogger = (error: unknown, tool: string, context: ToolContext) => void
 
 /** Records one call in the audit trail (mcp/tool-audit.ts); a failure to record is logged, never the agent's problem. */
 export type ToolCallAudit = (actor: UserActor, call: ToolCallRecord) => Promise<void>
 
+type ObjectSchema = { type: 'object', [keyword: string]: unknown }
+
 /** JSON Schema as plain data: TypeBox's symbol-keyed markers dropped, an object schema as MCP requires. */
-function toInputSchema (tool: ToolDefinition): Record<string, unknown> {
+function toInputSchema (tool: ToolDefinition): ObjectSchema {
   const schema = JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>
   if (schema.type !== 'object') throw new Error(`Tool ${tool.name}: its input must be an object schema`)
-  return schema
+  return schema as ObjectSchema
 }
 
 /** A job-starting tool called with a `progressToken` waits for its job, sending progress (mcp/job-progress.ts); otherwise its first answer. */
@@ -81,7 +94,7 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     }
   }
 
-  async function run (entry: { tool: ToolDefinition, validate: ValidateFunction }, input: unknown, context: ToolContext): Promise<ToolResult> {
+  async function run (entry: { tool: ToolDefinition, validate: ValidateFunction }, input: unknown, context: ToolContext): Promise<ToolResult | ToolQuestion> {
     const { actor } = context.scope
     try {
       assertMayUse(actor, entry.tool.name)
@@ -96,6 +109,7 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       const result = await followWhenAsked(entry.tool, prepared, first, context)
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
     } catch (error) {
+      if (error instanceof PersonMustAnswer) return { question: error.question }
       return failure(error, entry.tool.name, context)
     }
   }
@@ -105,7 +119,8 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     list: (actor: UserActor): ListedTool[] => listed.filter((tool) => mayUse(actor, tool.name)),
     has: (name: string): boolean => byName.has(name),
 
-    async call (name: string, args: unknown, context: ToolContext): Promise<ToolResult> {
+    /** Runs a tool: its result, or (only when `context.personPrompt` is set) a question for the person. */
+    async call (name: string, args: unknown, context: ToolContext): Promise<ToolResult | ToolQuestion> {
       const entry = byName.get(name)
       if (entry === undefined) throw new Error(`Unknown tool ${name}`)
       // The arguments were parsed for this request alone: validation may fill defaults in place.
@@ -113,7 +128,9 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       const started = performance.now()
       const result = await run(entry, input, context)
       if (audit !== undefined) {
-        const outcome = result.isError === true ? String((result.structuredContent.error as { code?: unknown } | undefined)?.code ?? 'ERROR') : 'ok'
+        const outcome = isToolQuestion(result)
+          ? ASKED_OUTCOME
+          : result.isError === true ? String((result.structuredContent.error as { code?: unknown } | undefined)?.code ?? 'ERROR') : 'ok'
         await audit(context.scope.actor, {
           tool: name,
           arguments: summariseArguments(input, listed.find((tool) => tool.name === name)?.inputSchema),

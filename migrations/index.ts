@@ -21,6 +21,7 @@ import { Migration20261128221051_password_resets } from './Migration202611282210
 import { Migration20261128221232_two_factor_and_sessions } from './Migration20261128221232_two_factor_and_sessions.ts'
 import { Migration20261128222804_agent_access } from './Migration20261128222804_agent_access.ts'
 import { Migration20261128232647_email_changes } from './Migration20261128232647_email_changes.ts'
+import { Migration20261129042058_module_uninstalling } from './Migration20261129042058_module_uninstalling.ts'
 import { Migration20261129044202_staging_copies } from './Migration20261129044202_staging_copies.ts'
 
 export const migrationsList = [
@@ -46,5 +47,6 @@ export const migrationsList = [
   { name: 'Migration20261128221232_two_factor_and_sessions', class: Migration20261128221232_two_factor_and_sessions },
   { name: 'Migration20261128222804_agent_access', class: Migration20261128222804_agent_access },
   { name: 'Migration20261128232647_email_changes', class: Migration20261128232647_email_changes },
+  { name: 'Migration20261129042058_module_uninstalling', class: Migration20261129042058_module_uninstalling },
   { name: 'Migration20261129044202_staging_copies', class: Migration20261129044202_staging_copies }
 ]

@@ -26,6 +26,11 @@ export const AGENTS_SECTIONS = {
     CLIENT_METADATA_ALLOWED_HOSTS: allowedHosts('Hosts whose client metadata documents may be fetched even on private or loopback addresses (a test server on localhost); empty: public addresses only.',
       'localhost'),
     AGENT_CALL_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Days each agent tool call stays in the audit trail (GET /api/oauth/grants/:id/calls); older ones are deleted by a periodic job.' }),
+    MCP_AUDIT_READS: Type.Union([Type.Literal('all'), Type.Literal('refused')], {
+      default: 'all',
+      description: 'Which calls of read-only MCP tools the audit trail keeps: `all`, or `refused` (only those refused or failed: a busy agent polling status then ' +
+        'writes no row per poll). Calls of every other tool are always recorded.'
+    }),
     MCP_PROGRESS_MAX_SECONDS: seconds(1, 55, 50, 'How long an MCP tool call that started a job (create, start, stop, restart, backup, restore, module install, addon sync) and carries a ' +
       '`progressToken` stays open, sending progress notifications, before it answers that the job is still running and which read tool to poll. ' +
       'At most 55: MCP clients give up on a request after 60 s unless progress resets their timer.')

@@ -66,16 +66,16 @@ export const backupTools = [
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     run: async (context, { instance_id: id, backup_id: backup, confirm }) => {
-      // A wrong value is refused by the restore service itself (as for REST); an absent one here, saying what to pass.
-      if (confirm === undefined) {
-        await requireConfirmation(context, id, confirm, {
-          tool: 'restore_backup',
-          adminAction: 'restore backups',
-          consequence: `Restoring backup #${backup} replaces the instance's database and filestore; what changed since the backup is lost`,
-          exists: async () => context.app.backups.archives.get(context.scope, id, backup)
-        })
-      }
-      return context.app.backups.restores.restore(context.scope, id, backup, { mode: 'replace', confirm: confirm ?? '' })
+      // A wrong value is refused by the restore service itself (as for REST); an absent one here, saying what to pass
+      // or asking the person (elicitation), whose answer then goes to the service like `confirm`.
+      const given = confirm ?? await requireConfirmation(context, id, confirm, {
+        tool: 'restore_backup',
+        adminAction: 'restore backups',
+        consequence: `Restoring backup #${backup} replaces the instance's database and filestore; what changed since the backup is lost`,
+        exists: async () => context.app.backups.archives.get(context.scope, id, backup),
+        serviceChecksValue: true
+      })
+      return context.app.backups.restores.restore(context.scope, id, backup, { mode: 'replace', confirm: given })
     },
     follow: (_input, first) => restoredInstance(first)
   }),

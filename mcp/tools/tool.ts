@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { UserActor } from '../../lib/actor.ts'
 import type { CallScope } from '../../lib/call-scope.ts'
+import type { PersonPrompt } from '../confirmation.ts'
 import type { JobWatch, ProgressChannel } from '../job-progress.ts'
 
 /** What a tool runs with: the scope of the agent acting for its person (`userScope`: its em scoped to their tenant), and the app's services. */
@@ -14,6 +15,8 @@ export interface ToolContext {
   signal?: AbortSignal
   /** Set when the call carries a `progressToken` (mcp/job-progress.ts): a tool that started a job is followed to its end. */
   progress?: ProgressChannel
+  /** Set on MCP 2026-07-28 when the client declared form elicitation: a destructive tool asks the person (mcp/confirmation.ts). */
+  personPrompt?: PersonPrompt
 }
 
 export interface ToolAnnotations {

@@ -160,6 +160,26 @@ export function createOdooAdapter (instance: OdooInstance) {
         [instance.database, ODOO_ADMIN.uid, instance.adminPassword, 'ir.module.module', 'button_immediate_install', [[moduleId]], {}])
     },
 
+    /**
+     * The installed modules that depend on this one, directly or through others: Odoo's own
+     * `downstream_dependencies` (the modules its uninstall would take along), read back by name.
+     */
+    async moduleDependents (moduleId: number): Promise<OdooModule[]> {
+      const ids = await execute('ir.module.module', 'downstream_dependencies', [[moduleId]]) as number[]
+      if (!Array.isArray(ids) || ids.length === 0) return []
+      return await execute('ir.module.module', 'search_read', [[['id', 'in', ids]]], { fields: ['name', 'state'], order: 'name' }) as OdooModule[]
+    },
+
+    /**
+     * Odoo uninstalls the module and every installed module that depends on it, then reloads its
+     * registry before it answers, like an install: the call has its own bound, and past it the
+     * module's state is read back.
+     */
+    async uninstallModule (moduleId: number, timeoutMs?: number): Promise<void> {
+      await callOdoo({ ...instance, timeoutMs: timeoutMs ?? instance.timeoutMs }, 'object', 'execute_kw',
+        [instance.database, ODOO_ADMIN.uid, instance.adminPassword, 'ir.module.module', 'button_immediate_uninstall', [[moduleId]], {}])
+    },
+
     async upgradeModule (moduleId: number): Promise<void> {
       await execute('ir.module.module', 'button_immediate_upgrade', [[moduleId]])
     }

@@ -43,6 +43,36 @@ t.test('authorization code exchange', async (t) => {
     }
   })
 
+  t.test('an exchange reads its code, grant and account in one statement: three statements in all', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code } = await issueCode(server, clientId, user.id, challenge)
+    const statements: string[] = []
+    const original = server.pool.query
+    server.pool.query = ((...args: unknown[]) => {
+      const statement = args[0] as { name?: string, text?: string } | string
+      statements.push(typeof statement === 'string' ? statement : statement.name ?? statement.text ?? '')
+      return (original as (...a: unknown[]) => unknown).apply(server.pool, args)
+    }) as typeof original
+    try {
+      const { status } = await redeem(server, clientId, code, verifier)
+      t.equal(status, 200)
+    } finally {
+      server.pool.query = original
+    }
+    t.same(statements, ['oidc-find-code-with-grant-and-account', 'oidc-consume', 'oidc-upsert'],
+      'the code (with its grant and account), its consumption, the refresh token')
+  })
+
+  t.test('no tokens once the grant is gone (disconnected between consent and exchange)', async (t) => {
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(server, clientId, user.id, challenge)
+    await server.pool.query(`DELETE FROM oidc_payloads WHERE kind = 'Grant' AND id = $1`, [grantId])
+    const { status, body } = await redeem(server, clientId, code, verifier)
+    t.equal(status, 400)
+    t.equal(body.error, 'invalid_grant')
+    t.notOk(body.access_token)
+  })
+
   t.test('PKCE verifier mismatch → invalid_grant', async (t) => {
     const { challenge } = pkcePair()
     const { code } = await issueCode(server, clientId, user.id, challenge)

@@ -6,7 +6,7 @@ import { defineQueue } from '../../lib/job-queue.ts'
 import type { Jobs } from '../../plugins/external/jobs.ts'
 import { ADDON_SYNC_QUEUE } from '../../plugins/app/addon-sources/addon-sync.queue.ts'
 import { BACKUP_QUEUE, type BackupJobData, type RestoreJobData } from '../../plugins/app/backups/backup.queue.ts'
-import { ERP_MODULE_QUEUE } from '../../plugins/app/erp/erp-module.queue.ts'
+import { ERP_MODULE_QUEUE, ERP_MODULE_UNINSTALL_QUEUE } from '../../plugins/app/erp/erp-module.queue.ts'
 import { ERP_USER_QUEUE } from '../../plugins/app/erp/erp-user.queue.ts'
 import { INSTANCE_QUEUE, type InstanceJobData } from '../../plugins/app/instances/instance-actions.queue.ts'
 import { MAIL_QUEUE } from '../../plugins/app/mail/mail.queue.ts'
@@ -34,6 +34,8 @@ t.test('each queue resolves its name and its retry, heartbeat and expiry setting
   t.same(ERP_USER_QUEUE.settings(config), { retryLimit: 9, retryDelay: 10, retryBackoff: true, retryDelayMax: 900, heartbeatSeconds: 17, expireInSeconds: 600 })
   t.same(ERP_MODULE_QUEUE.settings(config), { retryLimit: 9, retryDelay: 10, retryBackoff: true, retryDelayMax: 900, heartbeatSeconds: 17, expireInSeconds: 2468 })
   t.same(ERP_MODULE_QUEUE.settings({ ...config, ERP_INSTALL_TIMEOUT_SECONDS: 600 }).expireInSeconds, 1800, 'at least half an hour')
+  t.equal(ERP_MODULE_UNINSTALL_QUEUE.name, 'erp-module-uninstalls')
+  t.same(ERP_MODULE_UNINSTALL_QUEUE.settings(config), ERP_MODULE_QUEUE.settings(config), 'an uninstall is bounded as an install is')
   t.same(ADDON_SYNC_QUEUE.settings(config), { retryLimit: 6, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, heartbeatSeconds: 17, expireInSeconds: 77 + 120 })
   // The dispatcher's tuning: MAIL_MAX_ATTEMPTS and MAIL_RETRY_SECONDS, a one-hour cap and a five-minute lease.
   t.same(MAIL_QUEUE.settings(config), { retryLimit: 6, retryDelay: 13, retryBackoff: true, retryDelayMax: 3600, expireInSeconds: 300, heartbeatSeconds: 17 })

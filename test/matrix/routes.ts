@@ -136,6 +136,7 @@ export const ROUTES: Record<string, RouteSpec> = {
   'POST /api/instances/:id/users/invite': { access: 'admin', resource: 'instance', body: inviteBody },
   'GET /api/instances/:id/modules': { access: 'member', resource: 'instance' },
   'POST /api/instances/:id/modules': { access: 'admin', resource: 'instance', body: { module_id: 1 } },
+  'DELETE /api/instances/:id/modules/:module_id': { access: 'admin', resource: 'instance', params: { module_id: '1' } },
   'GET /api/instances/:id/logs/stream-token': { access: 'member', resource: 'instance' },
   'POST /api/oauth/handoff': { access: 'member', body: { oauth_transaction: 'matrix-transaction' } },
   'GET /api/oauth/grants': { access: 'member' },

@@ -22,7 +22,7 @@ const TOOLS = [
   'list_tickets', 'get_ticket', 'create_ticket', 'reply_to_ticket',
   'list_users', 'invite_user',
   'create_backup', 'list_backups', 'get_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'get_backup_schedule', 'set_backup_schedule',
-  'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module',
+  'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module', 'uninstall_module',
   'list_addon_sources', 'add_addon_source', 'sync_addon_source'
 ]
 

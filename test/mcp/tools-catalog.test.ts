@@ -7,7 +7,7 @@ const READ_TOOLS = [
   'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'get_instance_metrics',
   'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups', 'get_backup', 'get_backup_schedule', 'list_instance_users', 'list_instance_modules', 'list_addon_sources'
 ]
-const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'set_backup_schedule', 'invite_instance_user', 'install_module', 'add_addon_source', 'sync_addon_source']
+const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'set_backup_schedule', 'invite_instance_user', 'install_module', 'uninstall_module', 'add_addon_source', 'sync_addon_source']
 
 interface JsonSchema {
   type?: string
@@ -110,11 +110,12 @@ t.test('read tools are read-only; create, lifecycle, ticket and invite tools are
   t.equal(byName.get('restore_backup')?.annotations.destructiveHint, true, 'a restore replaces the instance\'s data')
   t.equal(byName.get('delete_backup')?.annotations.destructiveHint, true, 'a deleted backup is gone for good')
   t.equal(byName.get('delete_instance')?.annotations.destructiveHint, true, 'a deleted instance is gone for good')
+  t.equal(byName.get('uninstall_module')?.annotations.destructiveHint, true, 'an uninstall deletes the module\'s data in the ERP')
   t.equal(byName.get('set_backup_schedule')?.annotations.destructiveHint, true, 'lower retention deletes older scheduled backups')
   for (const name of ['create_instance', 'start_instance', 'restart_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup_as_new_instance']) {
     t.equal(byName.get(name)?.annotations.destructiveHint, false, `${name} only adds or resumes`)
   }
-  for (const name of ['start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'delete_backup', 'set_backup_schedule']) {
+  for (const name of ['start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'delete_backup', 'set_backup_schedule', 'uninstall_module']) {
     t.equal(byName.get(name)?.annotations.idempotentHint, true, `${name}: asking twice changes nothing more`)
   }
   for (const name of ['create_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'restore_backup_as_new_instance']) {
@@ -123,7 +124,7 @@ t.test('read tools are read-only; create, lifecycle, ticket and invite tools are
 })
 
 t.test('the admin-only tools say so, and a member\'s agent is not listed them', async (t) => {
-  for (const name of ['list_users', 'invite_user', 'invite_instance_user', 'install_module', 'add_addon_source', 'sync_addon_source', 'restore_backup', 'restore_backup_as_new_instance', 'delete_instance', 'delete_backup', 'set_backup_schedule']) t.match(byName.get(name)?.description, /admin/i, name)
+  for (const name of ['list_users', 'invite_user', 'invite_instance_user', 'install_module', 'uninstall_module', 'add_addon_source', 'sync_addon_source', 'restore_backup', 'restore_backup_as_new_instance', 'delete_instance', 'delete_backup', 'set_backup_schedule']) t.match(byName.get(name)?.description, /admin/i, name)
   const member = await addMember(app, admin.user.tenant_id)
   const memberAgent = await connectAgent(member)
   const memberTools = (await rpc(app, memberAgent.accessToken, 'tools/list')).json().result.tools

@@ -3,14 +3,18 @@
  * queued or being installed) on an instance would leave that instance running code nobody can
  * update or see in the catalog: the delete is refused, naming the instances and the modules, and
  * changes nothing. What is left of the source's modules on instances (failed or
- * uninstalled installs, instances since deleted) goes with the source's catalog entries.
+ * uninstalled installs, instances since deleted) goes with the source's catalog entries; a module
+ * being uninstalled, or whose uninstall failed, is still on the instance.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { AddonSource } from './addon-source.entity.ts'
 import { AddonSourceInUse } from './addon-sources.errors.ts'
 
-/** Installs that keep the module on the instance. */
-const HOLDING_STATES = ['queued', 'installing', 'installed']
+/**
+ * Installs that keep the module on the instance: being installed, installed, being uninstalled,
+ * and an uninstall that failed (`failed` with `installed_at` still set: the module stays installed).
+ */
+const HOLDING_STATES = ['queued', 'installing', 'installed', 'uninstalling']
 
 interface HoldingRow { instance_id: number, instance_name: string, technical_name: string }
 
@@ -28,7 +32,7 @@ async function holdingRows (em: EntityManager, tenantId: string, source: Pick<Ad
        JOIN erp_modules m ON m.id = im.module_id
        JOIN instances i ON i.id = im.instance_id
       WHERE m.addon_source_id = ? AND m.tenant_id = ? AND im.tenant_id = ?
-        AND im.state IN (${HOLDING_STATES.map(() => '?').join(', ')}) AND i.state <> 'deleted'
+        AND (im.state IN (${HOLDING_STATES.map(() => '?').join(', ')}) OR (im.state = 'failed' AND im.installed_at IS NOT NULL)) AND i.state <> 'deleted'
       ORDER BY i.id, m.technical_name`,
     [source.id, tenantId, tenantId, ...HOLDING_STATES])
 }

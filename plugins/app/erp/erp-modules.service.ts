@@ -12,8 +12,11 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
 import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module.queue.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
+import type { ErpAccess } from './erp-access.ts'
+import { createModuleUninstall } from './module-uninstall-request.ts'
+import { ModuleNotFound } from './erp.errors.ts'
 
-export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)
+export { ModuleNotFound }
 export const ModuleVersionMismatch = defineError('MODULE_ERP_VERSION_MISMATCH', 'The module is written for another ERP version', 409)
 export const ModuleEditionUnavailable = defineError('MODULE_EDITION_UNAVAILABLE', 'The module is not in the ERP edition instances run here', 409)
 
@@ -57,6 +60,8 @@ export function createErpModulesService (deps: {
   activity: ActivityService
   /** The edition ERP_IMAGE carries: a Community image has no Enterprise-only app to install. */
   erpEdition: ModuleEdition
+  /** The instance's ERP, asked before an uninstall is queued (what depends on the module). */
+  access: ErpAccess
 }) {
   const { jobs, activity } = deps
 
@@ -66,7 +71,34 @@ export function createErpModulesService (deps: {
     return instance
   }
 
+  /** A module uninstalled earlier, asked for again: the same assignment goes back to `queued` with a new install job. */
+  async function reinstall (em: EntityManager, actor: CallScope['actor'], instance: Instance, row: InstanceModule): Promise<{ module: InstanceModuleView, created: boolean }> {
+    const queued = await em.transactional(async (tx) => {
+      const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: 'uninstalled' }, { state: 'queued', error: null, installedAt: null, updatedAt: new Date() })
+      if (changed === 0) return false
+      const data: ErpModuleJobData = { tenantId: actor.tenantId, instanceModuleId: row.id }
+      await jobs.send(tx, ERP_MODULE_QUEUE, data)
+      activity.record(tx, actor, {
+        type: 'instance_module.requested',
+        title: `Install of ${row.module.name} (${row.module.technicalName}) on ${instance.name} requested`,
+        targetType: 'instance',
+        targetId: String(instance.id),
+        instanceId: instance.id
+      })
+      return true
+    })
+    if (queued) jobs.wake(ERP_MODULE_QUEUE)
+    const now = await em.findOneOrFail(InstanceModule, row.id, { populate: ['module'], refresh: true })
+    return { module: toInstanceModuleView(now), created: queued }
+  }
+
   return {
+    /**
+     * Admin only. Moves an installed module to `uninstalling` and queues its uninstall through the
+     * ERP (`queued: true`); refusals in module-uninstall-request.ts.
+     */
+    uninstall: createModuleUninstall({ jobs, activity, access: deps.access, view: toInstanceModuleView }),
+
     /** One statement, the caller's check included (`read`): a read path polled while installs run. */
     async list ({ read }: Pick<CallScope, 'read'>, instanceId: number): Promise<InstanceModuleView[]> {
       const { rows } = await read<InstanceModuleRow>(LIST_INSTANCE_MODULES, [instanceId])
@@ -101,6 +133,7 @@ export function createErpModulesService (deps: {
           { field: 'module_id', module_edition: module.edition, instance_edition: deps.erpEdition })
       }
       const existing = await em.findOne(InstanceModule, { instance: instance.id, module: module.id }, { populate: ['module'] })
+      if (existing?.state === 'uninstalled') return await reinstall(em, actor, instance, existing)
       if (existing !== null) return { module: toInstanceModuleView(existing), created: false }
       try {
         const created = await em.transactional(async (tx) => {

@@ -6,3 +6,5 @@ export const ErpUnavailable = defineError('ERP_UNAVAILABLE', 'The instance\'s ER
 export const ErpError = defineError('ERP_ERROR', 'The instance\'s ERP reported an error', 502)
 /** The ERP runs but its database holds no ERP (never initialised, or emptied): an operator restores or re-creates it. */
 export const ErpDatabaseNotInitialised = defineError('ERP_DATABASE_NOT_INITIALISED', 'The instance\'s ERP database is not initialised', 503)
+/** A module id that is not in the catalog, or is another company's synced module. */
+export const ModuleNotFound = defineError('MODULE_NOT_FOUND', 'Module not found in the catalog', 404)

@@ -2,7 +2,8 @@ import fp from 'fastify-plugin'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import { createErpAccess, type ErpAccess } from './erp-access.ts'
 import { createErpModuleJob } from './erp-module.job.ts'
-import { ERP_MODULE_QUEUE } from './erp-module.queue.ts'
+import { ERP_MODULE_QUEUE, ERP_MODULE_UNINSTALL_QUEUE } from './erp-module.queue.ts'
+import { createErpModuleUninstallJob } from './erp-module-uninstall.job.ts'
 import { createErpModulesService, type ErpModulesService } from './erp-modules.service.ts'
 import { createErpUserJob } from './erp-user.job.ts'
 import { ERP_USER_QUEUE } from './erp-user.queue.ts'
@@ -17,7 +18,7 @@ declare module 'fastify' {
 /**
  * Inside the instances: their ERP's users (read live through the ERP adapter) and invitations
  * to an instance, whose ERP user a job creates once the person accepted; catalog modules assigned
- * to an instance, installed through the ERP by a job.
+ * to an instance, installed and uninstalled through the ERP by jobs.
  */
 export default fp(async (fastify) => {
   const { config } = fastify
@@ -26,12 +27,20 @@ export default fp(async (fastify) => {
   const users = createErpUsersService({ access, jobs: fastify.jobs, activity: fastify.activity, invitations: fastify.invitations })
   const job = createErpUserJob({ em: orm.em, access, activity: fastify.activity, log: fastify.log.child({ component: 'erp-user-jobs' }) })
   await fastify.jobs.define(ERP_USER_QUEUE, job)
-  const modules = createErpModulesService({ jobs: fastify.jobs, activity: fastify.activity, erpEdition: config.ERP_EDITION })
+  const modules = createErpModulesService({ jobs: fastify.jobs, activity: fastify.activity, erpEdition: config.ERP_EDITION, access })
+  const bounds = { timeoutMs: config.ERP_INSTALL_TIMEOUT_SECONDS * 1000, pollMs: 2000 }
   await fastify.jobs.define(ERP_MODULE_QUEUE, createErpModuleJob({
     em: orm.em,
     access,
     activity: fastify.activity,
-    install: { timeoutMs: config.ERP_INSTALL_TIMEOUT_SECONDS * 1000, pollMs: 2000 },
+    install: bounds,
+    log: fastify.log.child({ component: 'erp-module-jobs' })
+  }))
+  await fastify.jobs.define(ERP_MODULE_UNINSTALL_QUEUE, createErpModuleUninstallJob({
+    em: orm.em,
+    access,
+    activity: fastify.activity,
+    bounds,
     log: fastify.log.child({ component: 'erp-module-jobs' })
   }))
   fastify.decorate('erp', { users, modules, access })

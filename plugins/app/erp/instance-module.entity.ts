@@ -4,7 +4,7 @@ import { Instance } from '../instances/instance.entity.ts'
 import { ErpModule } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 
-export const INSTANCE_MODULE_STATES = ['queued', 'installing', 'installed', 'failed', 'uninstalled'] as const
+export const INSTANCE_MODULE_STATES = ['queued', 'installing', 'installed', 'failed', 'uninstalling', 'uninstalled'] as const
 export type InstanceModuleState = typeof INSTANCE_MODULE_STATES[number]
 
 /** A catalog module assigned to an instance, and where its install through the ERP stands. */

@@ -24,10 +24,10 @@ class InstallDidNotHappen extends ErpUnreachable {
   override name = 'InstallDidNotHappen'
 }
 
-const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+export const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 /** A call that got no answer, which may be answered later (not an uninitialised database). */
-function noAnswer (error: unknown): boolean {
+export function noAnswer (error: unknown): boolean {
   return error instanceof ErpUnreachable && !(error instanceof ErpDatabaseNotInitialised)
 }
 

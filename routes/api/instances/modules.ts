@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Forbidden } from '../../../lib/errors.ts'
 import { AUTHENTICATED, InstanceIdParams, responses } from '../../../schemas/common.ts'
-import { AssignModuleBody, InstanceModuleListResponse, InstanceModuleResponse } from '../../../schemas/instance-modules.ts'
+import { AssignModuleBody, InstanceModuleListResponse, InstanceModuleParams, InstanceModuleResponse } from '../../../schemas/instance-modules.ts'
+import { ErpDatabaseNotInitialised, ErpError, ErpUnavailable } from '../../../plugins/app/erp/erp.errors.ts'
+import { ModuleNotInstalled, ModuleNotUninstallable, ModuleRequiredBy } from '../../../plugins/app/erp/module-uninstall-request.ts'
 import { ModuleEditionUnavailable, ModuleNotFound, ModuleVersionMismatch } from '../../../plugins/app/erp/erp-modules.service.ts'
 import { InstanceNotFound } from '../../../plugins/app/instances/instances.errors.ts'
 
@@ -15,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['instance modules'],
       operationId: 'listInstanceModules',
       summary: 'The catalog modules assigned to an instance',
-      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`). One statement, the token check included.',
+      description: 'Each with where its install stands (`queued`, `installing`, `installed`, `failed` with the ERP\'s `error`, `uninstalling`, `uninstalled`). One statement, the token check included.',
       params: InstanceIdParams,
       response: responses({ 200: InstanceModuleListResponse }, [...AUTHENTICATED, 404, InstanceNotFound])
     }
@@ -38,6 +40,27 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request, reply) => {
     const { module, created } = await erp.modules.assign(request.scope, request.params.id, request.body.module_id)
     return reply.code(created ? 202 : 200).send({ success: true as const, module })
+  })
+
+  fastify.delete('/:id/modules/:module_id', {
+    schema: {
+      tags: ['instance modules'],
+      operationId: 'uninstallInstanceModule',
+      summary: 'Uninstall a module from an instance',
+      description: 'Admin only. Removes an installed module, and the data it holds, from the instance\'s ERP: the ERP is asked at once what depends on the module, ' +
+        'then the assignment goes `uninstalling` and a job uninstalls it through the ERP (202); poll GET …/modules until `uninstalled` or `failed` (with the ERP\'s message). ' +
+        'Asked again while it is `uninstalling`: 202 with the module as it stands, nothing queued twice. ' +
+        '409 `MODULE_REQUIRED_BY` when installed modules depend on it, directly or through others (their technical names in the message and in `details.required_by`; ' +
+        'the ERP would uninstall them too): uninstall those first. 409 `MODULE_NOT_INSTALLED` for a module not installed here (never assigned, uninstalled, its install queued, running or failed); ' +
+        '409 `MODULE_NOT_UNINSTALLABLE` for a module the ERP cannot run without (`base`, `web`). 503 `ERP_UNAVAILABLE` while the instance is not running. ' +
+        '404 `MODULE_NOT_FOUND` for a module that is not in the catalog (or is another company\'s). A refusal changes nothing.',
+      params: InstanceModuleParams,
+      response: responses({ 202: InstanceModuleResponse }, [...AUTHENTICATED, Forbidden, 404, 409, 502, 503, ModuleNotFound, InstanceNotFound, ModuleNotInstalled, ModuleRequiredBy, ModuleNotUninstallable,
+        ErpUnavailable, ErpError, ErpDatabaseNotInitialised])
+    }
+  }, async (request, reply) => {
+    const { module } = await erp.modules.uninstall(request.scope, request.params.id, request.params.module_id)
+    return reply.code(202).send({ success: true as const, module })
   })
 }
 

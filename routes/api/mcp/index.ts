@@ -18,8 +18,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['mcp'],
       operationId: 'postMcpMessage',
       summary: 'MCP endpoint (Streamable HTTP)',
-      description: 'JSON-RPC over HTTP for MCP clients: `initialize`, `tools/list`, `tools/call`. Stateless (no ' +
-        '`Mcp-Session-Id`); answers are JSON. Send `Accept: application/json, text/event-stream`. Needs an OAuth ' +
+      description: 'JSON-RPC over HTTP for MCP clients, protocol 2026-07-28 (`server/discover`, `tools/list`, `tools/call`; ' +
+        'version, client info and capabilities in each request\'s `_meta`; `Mcp-Method` and `Mcp-Name` headers) and ' +
+        '2025-11-25 / 2025-06-18 (`initialize`, `tools/list`, `tools/call`). Stateless (no ' +
+        '`Mcp-Session-Id`); answers are JSON, or SSE for a call that asks for progress. Send `Accept: application/json, text/event-stream`. Needs an OAuth ' +
         'access token with scope `mcp` from this service\'s authorization server; a 401 carries the ' +
         '`WWW-Authenticate` challenge naming the protected resource metadata.',
       headers: McpHeaders,

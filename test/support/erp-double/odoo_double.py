@@ -9,7 +9,7 @@ Run as the official image runs Odoo: `odoo [options]`.
 As strict as Odoo where the control plane depends on it (real Odoo 17 measured):
 - while the configured database is not initialised, /web/health and every /jsonrpc call (even
   common.version) answer an HTML 500 page;
-- `-i base` and module installs take time (the fixture's `timing`, overridden by environment
+- `-i base` and module installs and uninstalls take time (the fixture's `timing`, overridden by environment
   variables); during the last part of an install (the registry reload) the server answers nothing,
   health check included, until the reload ends;
 - authenticate checks the stored password; after repeated failures from one address every login

@@ -1,8 +1,11 @@
 """ir.module.module of the contract double (odoo_double.py): the modules of a database's state,
 `update_list` from the addons path, an install's plan (dependencies first, a missing one is Odoo's
 fault) and its end: a module's install adds its groups; those meant for every employee go to the
-template base.default_user and to every internal user (res_users.py write() on the template). The
-install's time and the reload that answers nothing are the server's (odoo_double_services.py)."""
+template base.default_user and to every internal user (res_users.py write() on the template).
+An uninstall as Odoo 17's (ir_module.py button_uninstall): the server-wide modules and a module that
+is not installed are refused; the module and every module that depends on it (downstream_dependencies)
+go `to remove`, then `uninstalled`, their groups removed. The time an install or an uninstall takes
+and the reload that answers nothing are the server's (odoo_double_services.py)."""
 import ast
 import os
 
@@ -37,6 +40,31 @@ def install_plan(state, module, seen, plan):
     return plan
 
 
+def downstream_dependencies(state, names, exclude_states=('uninstalled', 'uninstallable', 'to remove')):
+    """The modules that depend on these, directly or through others, but those in exclude_states."""
+    found = []
+    grew = True
+    while grew:
+        grew = False
+        for module in state['modules']:
+            if module['name'] in names or module in found or module['state'] in exclude_states:
+                continue
+            if any(d in names or any(f['name'] == d for f in found) for d in module.get('dependencies', [])):
+                found.append(module)
+                grew = True
+    return found
+
+
+def finish_uninstall(state, names):
+    """The uninstall's end: the modules uninstalled, their groups gone from the database and from its users."""
+    for module in [m for m in state['modules'] if m['name'] in names]:
+        module['state'] = 'uninstalled'
+        gone = {group['id'] for group in module.get('groups', [])}
+        state['groups'] = [g for g in state['groups'] if g['id'] not in gone]
+        for user in state['users']:
+            user['groups_id'] = [g for g in user['groups_id'] if g not in gone]
+
+
 def finish_install(state, names):
     """The registry reload's end: modules installed, their groups added, the template's new groups
     given to every internal user."""
@@ -53,11 +81,11 @@ def finish_install(state, names):
 
 
 def modules_model(state, uid, method, args, kwargs, admin, addons_path):
-    """Returns (result, names to install after the call's lock is released)."""
+    """Returns (result, work): work is None, or ('install' | 'uninstall', names) to do after the call's lock is released."""
     modules = state['modules']
     if method == 'search_read':
         domain = args[0] if args else kwargs.get('domain', [])
-        return [models.public(m, kwargs.get('fields'), ('dependencies', 'groups')) for m in modules if models.matches(m, domain)], []
+        return [models.public(m, kwargs.get('fields'), ('dependencies', 'groups')) for m in modules if models.matches(m, domain)], None
     if not admin:
         raise Fault('accessError', model='ir.module.module', uid=uid)
     if method == 'update_list':
@@ -68,17 +96,31 @@ def modules_model(state, uid, method, args, kwargs, admin, addons_path):
                                 'state': 'uninstalled', 'dependencies': list(manifest.get('depends', []))})
                 state['next_id'] += 1
                 added += 1
-        return [0, added], []
+        return [0, added], None
     if method == 'button_immediate_install':
         plan = []
         for module in models.find(modules, args[0], 'ir.module.module', uid):
             install_plan(state, module, {m['name'] for m in plan}, plan)
         for module in plan:
             module['state'] = 'to install'  # committed before the registry is rebuilt, as Odoo does
-        return {'type': 'ir.actions.client', 'tag': 'reload'}, [m['name'] for m in plan]
+        return {'type': 'ir.actions.client', 'tag': 'reload'}, ('install', [m['name'] for m in plan])
     if method == 'button_immediate_upgrade':
         for module in models.find(modules, args[0], 'ir.module.module', uid):
             if module['state'] != 'installed':
                 raise Fault('notInstalled', module=module['name'])
-        return {'type': 'ir.actions.client', 'tag': 'reload'}, []
+        return {'type': 'ir.actions.client', 'tag': 'reload'}, None
+    if method == 'downstream_dependencies':
+        names = {m['name'] for m in models.find(modules, args[0], 'ir.module.module', uid)}
+        return [m['id'] for m in downstream_dependencies(state, names)], None
+    if method == 'button_immediate_uninstall':
+        chosen = models.find(modules, args[0], 'ir.module.module', uid)
+        server_wide = [m['name'] for m in chosen if m['name'] in models.CONTRACT['server']['serverWideModules']]
+        if server_wide:
+            raise Fault('serverWideUninstall', modules=', '.join(server_wide))
+        if any(m['state'] not in ('installed', 'to upgrade') for m in chosen):
+            raise Fault('alreadyUninstalled')
+        plan = chosen + downstream_dependencies(state, {m['name'] for m in chosen})
+        for module in plan:
+            module['state'] = 'to remove'  # committed before the modules are removed, as Odoo does
+        return {'type': 'ir.actions.client', 'tag': 'reload'}, ('uninstall', [m['name'] for m in plan])
     raise Fault('unknownMethod', model='ir.module.module', method=method)

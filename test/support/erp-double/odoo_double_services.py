@@ -1,6 +1,6 @@
 """The server side of the contract double (odoo_double.py): options and locks, one database's state
 as a JSON file under the data_dir, `-i base`, the common, object and db services of /jsonrpc, the
-install's time and the registry reload during which nothing answers, and the login cooldown."""
+time of an install or uninstall and the registry reload during which nothing answers, and the login cooldown."""
 import json
 import os
 import uuid
@@ -112,21 +112,22 @@ def neutralize(db):
     log('INFO', 'Neutralization finished')
 
 
-def run_install(db, names):
-    """The install's own time, then the registry reload during which nothing answers; one at a time."""
+def run_module_change(db, kind, names):
+    """An install's (or uninstall's, which takes as long) own time, then the registry reload during
+    which nothing answers; one at a time."""
     with INSTALLING:
         total, reload = timing('install'), timing('reload')
-        log('INFO', f'installing {", ".join(names)}')
+        log('INFO', f'{"installing" if kind == "install" else "uninstalling"} {", ".join(names)}')
         time.sleep(max(0.0, total - reload))
         RELOAD['until'] = time.time() + reload
         log('INFO', 'loading the registry (the server answers nothing until it is loaded)')
         time.sleep(reload)
         with LOCK:
             state = load(db)
-            modules.finish_install(state, names)
+            (modules.finish_install if kind == 'install' else modules.finish_uninstall)(state, names)
             save(db, state)
         RELOAD['until'] = 0.0
-        log('INFO', f'modules installed: {", ".join(names)}')
+        log('INFO', f'modules {kind}ed: {", ".join(names)}')
 
 
 def object_service(method, args, source):
@@ -135,7 +136,7 @@ def object_service(method, args, source):
     db, uid, password, model, name = args[:5]
     call_args = args[5] if len(args) > 5 else []
     kwargs = args[6] if len(args) > 6 else {}
-    to_install = []
+    work = None
     with LOCK:
         state = load(db)
         user = next((u for u in state['users'] if u['id'] == uid and u['active']), None)
@@ -145,7 +146,7 @@ def object_service(method, args, source):
         if model == 'res.users':
             result = models.users_model(state, uid, name, call_args, kwargs, admin)
         elif model == 'ir.module.module':
-            result, to_install = modules.modules_model(state, uid, name, call_args, kwargs, admin, OPTIONS.get('addons_path', ''))
+            result, work = modules.modules_model(state, uid, name, call_args, kwargs, admin, OPTIONS.get('addons_path', ''))
         elif model == 'res.groups' and name == 'search_read':
             domain = call_args[0] if call_args else kwargs.get('domain', [])
             result = [models.public(g, kwargs.get('fields')) for g in state['groups'] if models.matches(g, domain)]
@@ -162,8 +163,8 @@ def object_service(method, args, source):
         else:
             raise Fault('unknownModel', model=model)
         save(db, state)
-    if to_install:
-        run_install(db, to_install)
+    if work:
+        run_module_change(db, *work)
     return result
 
 

@@ -2,21 +2,25 @@
  * What the ERP's database holds and whether the ERP answers for it, as real Odoo 17 (the facts in
  * test/support/erp-double/odoo-external-api.json): a configured database answers every request,
  * /web/health included, with the HTML 500 page until `odoo -d <db> -i base --stop-after-init` (the
- * first-start Job) or a restore Job has filled it; a module install takes `installMs`, then the
- * registry reload answers nothing for `reloadMs` (readiness fails), then the install call answers.
+ * first-start Job) or a restore Job has filled it; a module install (or uninstall, which takes the
+ * modules that depend on it along) takes `installMs`, then the registry reload answers nothing for
+ * `reloadMs` (readiness fails), then the call answers.
  * The database outlives pods, so the state is per database name for the life of the fake.
  */
 import { readFileSync } from 'node:fs'
 import { isObject, type JsonObject } from './merge.ts'
 
 const facts = JSON.parse(readFileSync(new URL('../erp-double/odoo-external-api.json', import.meta.url), 'utf8')) as {
+  fault: { serverWideUninstall: { message: string }, alreadyUninstalled: { message: string } }
+  server: { healthPath: string, internalErrorPage: string, serverWideModules: string[] }
   initialDatabase: { modules: Array<{ id: number, name: string, state: string, dependencies: string[] }> }
   timing: { installSeconds: number, reloadSeconds: number }
-  server: { healthPath: string, internalErrorPage: string }
 }
 
 export const HEALTH_PATH = facts.server.healthPath
 export const INTERNAL_ERROR_PAGE = facts.server.internalErrorPage
+/** Odoo's server_wide_modules (`base,web` by default): button_uninstall refuses them. */
+const SERVER_WIDE = facts.server.serverWideModules
 
 export interface ErpTiming {
   /** How long an install runs before the registry reload (default: the fixture's installSeconds). */
@@ -29,6 +33,7 @@ interface Database { modules: Map<string, { id: number, name: string, state: str
 
 export class ErpDatabases {
   readonly #databases = new Map<string, Database>()
+  readonly #uninstallFailures = new Map<string, string>()
   readonly #installMs: number
   readonly #reloadMs: number
 
@@ -53,11 +58,73 @@ export class ErpDatabases {
     return database === undefined || (this.initialised(database) && !this.reloading(database))
   }
 
-  /** ir.module.module search_read with a domain `[]` or `[['name', 'in', names]]`. */
+  /** ir.module.module search_read with a domain `[]`, `[['name', 'in', names]]` or `[['id', 'in', ids]]`. */
   searchRead (database: string, domain: unknown): Array<{ id: number, name: string, state: string }> {
     const clause = Array.isArray(domain) ? domain[0] : undefined
-    const names = Array.isArray(clause) && clause[0] === 'name' && Array.isArray(clause[2]) ? new Set(clause[2].map(String)) : undefined
-    return [...(this.#databases.get(database)?.modules.values() ?? [])].filter((m) => names === undefined || names.has(m.name)).map(({ id, name, state }) => ({ id, name, state }))
+    const field = Array.isArray(clause) && (clause[0] === 'name' || clause[0] === 'id') && Array.isArray(clause[2]) ? clause[0] as 'name' | 'id' : undefined
+    const wanted = field === undefined ? undefined : new Set((clause[2] as unknown[]).map(String))
+    return [...(this.#databases.get(database)?.modules.values() ?? [])].filter((m) => wanted === undefined || (field !== undefined && wanted.has(String(m[field]))))
+      .map(({ id, name, state }) => ({ id, name, state }))
+  }
+
+  /**
+   * A module's state set by a test, as someone working in the ERP itself would leave it (e.g.
+   * a module installed there, not through the control plane).
+   */
+  setModuleState (database: string, name: string, state: string): void {
+    const module = this.#databases.get(database)?.modules.get(name)
+    if (module !== undefined) module.state = state
+  }
+
+  /** The next uninstall in the database fails with this UserError (a module's uninstall hook that raises). */
+  failNextUninstall (database: string, message: string): void {
+    this.#uninstallFailures.set(database, message)
+  }
+
+  /**
+   * Odoo's downstream_dependencies: the ids of the modules that depend on these, directly or through
+   * others, except the uninstalled, uninstallable and `to remove` ones (its default exclude_states).
+   */
+  downstreamDependencies (database: string, ids: unknown): number[] {
+    const db = this.#databases.get(database)
+    if (db === undefined || !Array.isArray(ids)) return []
+    const names = new Set([...db.modules.values()].filter((m) => ids.includes(m.id)).map((m) => m.name))
+    const found = new Set<string>()
+    let grew = true
+    while (grew) {
+      grew = false
+      for (const module of db.modules.values()) {
+        if (names.has(module.name) || found.has(module.name) || ['uninstalled', 'uninstallable', 'to remove'].includes(module.state)) continue
+        if (module.dependencies.some((dependency) => names.has(dependency) || found.has(dependency))) { found.add(module.name); grew = true }
+      }
+    }
+    return [...found].map((name) => db.modules.get(name)?.id ?? 0)
+  }
+
+  /**
+   * button_immediate_uninstall, as real Odoo 17: refuses the server-wide modules and a module that is
+   * not installed (UserError, the message answered); else the module and every module that depends on
+   * it go `to remove`, the uninstall takes `installMs`, then `uninstalled`, then the registry reload.
+   */
+  async uninstall (database: string, ids: unknown): Promise<string | undefined> {
+    const db = this.#databases.get(database)
+    if (db === undefined) return undefined
+    const failure = this.#uninstallFailures.get(database)
+    if (failure !== undefined) {
+      this.#uninstallFailures.delete(database)
+      return failure
+    }
+    const wanted = [...db.modules.values()].filter((m) => Array.isArray(ids) && ids.includes(m.id))
+    const serverWide = wanted.filter((m) => SERVER_WIDE.includes(m.name)).map((m) => m.name)
+    if (serverWide.length > 0) return facts.fault.serverWideUninstall.message.replace('{modules}', serverWide.join(', '))
+    if (wanted.some((m) => m.state !== 'installed' && m.state !== 'to upgrade')) return facts.fault.alreadyUninstalled.message
+    const removed = [...wanted.map((m) => m.name), ...this.downstreamDependencies(database, ids).map((id) => [...db.modules.values()].find((m) => m.id === id)?.name ?? '')]
+    for (const name of removed) Object.assign(db.modules.get(name) ?? {}, { state: 'to remove' })
+    await new Promise((resolve) => setTimeout(resolve, this.#installMs))
+    for (const name of removed) Object.assign(db.modules.get(name) ?? {}, { state: 'uninstalled' })
+    db.reloadingUntil = Date.now() + this.#reloadMs
+    await new Promise((resolve) => setTimeout(resolve, this.#reloadMs))
+    return undefined
   }
 
   /** button_immediate_install: the modules and their missing dependencies go `to install`, then installed, then the reload. */

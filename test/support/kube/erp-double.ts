@@ -83,6 +83,11 @@ export class ErpDoubles {
       await this.databases.install(String(args[0]), ids)
       return reply({ type: 'ir.actions.client', tag: 'reload' })
     }
+    if (model === 'ir.module.module' && verb === 'downstream_dependencies') return reply(this.databases.downstreamDependencies(String(args[0]), ids))
+    if (model === 'ir.module.module' && verb === 'button_immediate_uninstall') {
+      const refused = await this.databases.uninstall(String(args[0]), ids)
+      return refused === undefined ? reply({ type: 'ir.actions.client', tag: 'reload' }) : fault('userError', { message: refused })
+    }
     if (model === 'ir.config_parameter' && verb === 'set_param' && typeof ids === 'string') {
       const old = this.#params.get(`${key}/${ids}`) ?? contract.server.defaultConfigParameters[ids] ?? false
       this.#params.set(`${key}/${ids}`, String(values))

@@ -115,6 +115,10 @@ export interface FakeKubeApiServer {
     initialise: (database: string) => void
     /** The database's modules and their states, as ir.module.module search_read answers. */
     modules: (database: string) => Array<{ id: number, name: string, state: string }>
+    /** A module's state changed in the ERP itself (not through the control plane). */
+    setModuleState: (database: string, name: string, state: string) => void
+    /** The database's next button_immediate_uninstall answers this UserError. */
+    failNextUninstall: (database: string, message: string) => void
   }
   failNext: (fault: Fault) => void
   pendingFaults: () => number
@@ -263,7 +267,9 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) },
       initialised: (database) => erp.databases.initialised(database),
       initialise: (database) => { erp.databases.initialise(database) },
-      modules: (database) => erp.databases.searchRead(database, [])
+      modules: (database) => erp.databases.searchRead(database, []),
+      setModuleState: (database, name, state) => { erp.databases.setModuleState(database, name, state) },
+      failNextUninstall: (database, message) => { erp.databases.failNextUninstall(database, message) }
     },
     failNext: (fault) => { faults.add(fault) },
     pendingFaults: () => faults.pending(),

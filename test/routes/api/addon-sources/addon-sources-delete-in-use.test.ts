@@ -63,6 +63,15 @@ t.test('a source with an installed module: 409 naming the instances, nothing cha
   t.ok(existsSync(join(addonsOf(admin.subdomain), 'sale_extra')), 'its code stays in the addons storage')
   t.equal((await call('GET', `/api/addon-sources/${source.id}`)).status, 200)
 
+  // Being uninstalled, or an uninstall that failed (installed_at still set): the module is still there.
+  await sql.execute("UPDATE instance_modules SET state = 'uninstalled' WHERE instance_id = ?", [books])
+  for (const [state, installedAt] of [['uninstalling', null], ['failed', new Date()]] as const) {
+    await sql.execute('UPDATE instance_modules SET state = ?, installed_at = ? WHERE instance_id = ?', [state, installedAt, sales])
+    const held = await call('DELETE', `/api/addon-sources/${source.id}`)
+    t.equal(held.status, 409, `${state}: ${JSON.stringify(held.json)}`)
+    t.same(held.json.error.details, { instances: [{ id: sales, name: 'Sales', modules: ['report_plus', 'sale_extra'] }] }, `${state}: still on Sales`)
+  }
+
   await sql.execute("UPDATE instance_modules SET state = 'uninstalled' WHERE instance_id IN (?, ?)", [sales, books])
   const deleted = await call('DELETE', `/api/addon-sources/${source.id}`)
   t.equal(deleted.status, 200, JSON.stringify(deleted.json))
