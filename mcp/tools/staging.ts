@@ -1,6 +1,8 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateStagingBody } from '../../schemas/instances.ts'
+import { InstanceNotStaging } from '../../plugins/app/staging/staging.errors.ts'
+import { confirmArgument, requireConfirmation } from '../confirmation.ts'
 import { instanceWatch, withInstance } from './job-watches.ts'
 import { defineTool } from './tool.ts'
 
@@ -30,12 +32,26 @@ export const stagingTools = [
   defineTool({
     name: 'refresh_staging_copy',
     title: 'Refresh a staging copy',
-    description: 'Admin only, replaces data: the staging copy\'s database and files are replaced by a fresh backup of its production instance (what was done on the copy is lost), ' +
-      'in place (same id and URL), neutralized again before it starts; its expiry starts over. Ask the person first. Answers the copy in `restoring`; poll get_instance_status until ' +
-      '`running`. INSTANCE_NOT_STAGING for a production instance, STAGING_PARENT_DELETED when its production instance is gone, INSTANCE_BUSY while either changes state.',
-    input: Type.Object({ instance_id: { ...instanceId, description: 'The staging copy to refresh (kind `staging`, from list_instances)' } }, { additionalProperties: false }),
+    description: 'DESTRUCTIVE, admin only: the staging copy\'s database and files are replaced by a fresh backup of its production instance (what was done on the copy is lost), ' +
+      'in place (same id and URL), neutralized again before it starts; its expiry starts over. Ask the person first, and pass the copy\'s subdomain in `confirm` ' +
+      '(CONFIRMATION_REQUIRED without it, CONFIRMATION_REFUSED for another value; nothing changes either way). Answers the copy in `restoring`; poll get_instance_status until ' +
+      '`running`. INSTANCE_NOT_STAGING for a production instance (before anyone is asked), STAGING_PARENT_DELETED when its production instance is gone, INSTANCE_BUSY while either changes state.',
+    input: Type.Object({
+      instance_id: { ...instanceId, description: 'The staging copy to refresh (kind `staging`, from list_instances)' },
+      confirm: confirmArgument()
+    }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    run: async ({ app, scope }, { instance_id: id }) => ({ instance: await app.staging.refresh(scope, id) }),
+    run: async (context, { instance_id: id, confirm }) => {
+      const { app, scope } = context
+      const copy = await app.instances.get(scope, id)
+      if (copy.kind !== 'staging') throw InstanceNotStaging(`${copy.name} is a production instance: only a staging copy can be refreshed`)
+      await requireConfirmation(context, id, confirm, {
+        tool: 'refresh_staging_copy',
+        adminAction: 'refresh staging copies',
+        consequence: `Refreshing the staging copy replaces its database and files with a fresh copy of its production instance; what was done on it is lost`
+      })
+      return { instance: await app.staging.refresh(scope, id) }
+    },
     follow: ({ instance_id: id }, first) => instanceWatch(id, withInstance(first))
   })
 ]

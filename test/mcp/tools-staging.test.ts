@@ -55,9 +55,11 @@ t.test('refresh_staging_copy refuses a production instance and refreshes a copy'
   const parent = await recordInstance(app, admin.user.tenant_id, { backend: 'kubernetes', subdomain: uniqueSubdomain('mr') })
   const copy = assertToolSuccess(t, await useTool(app, token, 'create_staging_copy', { instance_id: parent, from_backup_id: await completedBackup(parent) }), 'made').instance
   assertToolError(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: parent }), 'INSTANCE_NOT_STAGING')
-  assertToolError(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id }), 'INSTANCE_BUSY', 'while it is being made')
+  assertToolError(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id, confirm: copy.subdomain }), 'INSTANCE_BUSY', 'while it is being made')
   await app.sql({ text: "UPDATE instances SET state = 'running', status = 'running', expires_at = now() + interval '1 day' WHERE id = $1", values: [copy.id] })
-  const refreshed = assertToolSuccess(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id }), 'refresh_staging_copy')
+  assertToolError(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id }), 'CONFIRMATION_REQUIRED', 'destructive: the subdomain is asked for')
+  assertToolError(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id, confirm: 'wrong' }), 'CONFIRMATION_REFUSED')
+  const refreshed = assertToolSuccess(t, await useTool(app, token, 'refresh_staging_copy', { instance_id: copy.id, confirm: copy.subdomain }), 'refresh_staging_copy')
   t.match(refreshed.instance, { id: copy.id, kind: 'staging', state: 'restoring' })
   t.ok(Date.parse(refreshed.instance.expires_at) > Date.now() + 29 * 86_400_000, 'its expiry starts over')
   const backups = await app.sql<{ state: string }>({ text: 'SELECT state FROM backups WHERE instance_id = $1 ORDER BY id', values: [parent] })
