@@ -48,7 +48,7 @@ export const stagingTools = [
       await requireConfirmation(context, id, confirm, {
         tool: 'refresh_staging_copy',
         adminAction: 'refresh staging copies',
-        consequence: `Refreshing the staging copy replaces its database and files with a fresh copy of its production instance; what was done on it is lost`
+        consequence: 'Refreshing the staging copy replaces its database and files with a fresh copy of its production instance; what was done on it is lost'
       })
       return { instance: await app.staging.refresh(scope, id) }
     },
