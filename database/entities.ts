@@ -35,6 +35,7 @@ import { MetricSample } from '../plugins/app/metrics/metric-sample.entity.ts'
 import { WebhookDelivery } from '../plugins/app/webhooks/webhook-delivery.entity.ts'
 import { WebhookEndpoint } from '../plugins/app/webhooks/webhook-endpoint.entity.ts'
 import { WebhookEvent } from '../plugins/app/webhooks/webhook-event.entity.ts'
+import { InstanceUpgrade } from '../plugins/app/upgrades/upgrade.entity.ts'
 
 /** Every entity the ORM knows. A new entity is added here and gets a migration. */
 export const entities = [
@@ -44,5 +45,6 @@ export const entities = [
   OidcPayload, SigningKeySet, HandoffCode, RevokedToken, GrantAccess, AgentToolCall,
   MetricSample, MetricHour, ErpCredentials, InstanceModule,
   LoginChallenge, UserTwoFactor, RecoveryCode,
-  WebhookEndpoint, WebhookEvent, WebhookDelivery
+  WebhookEndpoint, WebhookEvent, WebhookDelivery,
+  InstanceUpgrade
 ]

@@ -21,6 +21,7 @@ const tenantColumn: Record<string, string> = {
   RecoveryCode: 'tenant',
   Instance: 'tenant',
   Backup: 'tenant',
+  InstanceUpgrade: 'tenant',
   AddonSource: 'tenant',
   BackupDownloadToken: 'tenant',
   BackupSchedule: 'tenant',

@@ -23,6 +23,7 @@ import { Migration20261128222804_agent_access } from './Migration20261128222804_
 import { Migration20261128232647_email_changes } from './Migration20261128232647_email_changes.ts'
 import { Migration20261129042058_module_uninstalling } from './Migration20261129042058_module_uninstalling.ts'
 import { Migration20261129044202_staging_copies } from './Migration20261129044202_staging_copies.ts'
+import { Migration20261129045607_instance_upgrades } from './Migration20261129045607_instance_upgrades.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -48,5 +49,6 @@ export const migrationsList = [
   { name: 'Migration20261128222804_agent_access', class: Migration20261128222804_agent_access },
   { name: 'Migration20261128232647_email_changes', class: Migration20261128232647_email_changes },
   { name: 'Migration20261129042058_module_uninstalling', class: Migration20261129042058_module_uninstalling },
-  { name: 'Migration20261129044202_staging_copies', class: Migration20261129044202_staging_copies }
+  { name: 'Migration20261129044202_staging_copies', class: Migration20261129044202_staging_copies },
+  { name: 'Migration20261129045607_instance_upgrades', class: Migration20261129045607_instance_upgrades }
 ]

@@ -5,7 +5,7 @@ import { FiniteNumber, InstanceId, Int4, PageInfo, Pagination, ref, Success } fr
 
 // `enum` (not a union of literals) so that a wrong value's error lists the allowed ones.
 export const InstanceState = Type.Enum(INSTANCE_STATES, {
-  description: 'provisioning, running, starting, stopping, stopped, restarting, error, deleting, deleted or restoring'
+  description: 'provisioning, running, starting, stopping, stopped, restarting, error, deleting, deleted, restoring or upgrading'
 })
 const Backend = Type.Enum(INSTANCE_BACKENDS, { description: 'Where it runs: `docker` or `kubernetes`' })
 const Nullable = <T extends ReturnType<typeof Type.String>> (schema: T) => Type.Union([schema, Type.Null()])

@@ -10,7 +10,7 @@ import type { JobWatch } from '../job-progress.ts'
  */
 
 /** An instance is at work while it is in a transitional state or `restoring`. */
-const atWork = (state: InstanceState) => state === 'restoring' || TRANSITIONAL_STATES.includes(state)
+const atWork = (state: InstanceState) => state === 'restoring' || state === 'upgrading' || TRANSITIONAL_STATES.includes(state)
 
 /**
  * Follows an instance's state (`get_instance_status`'s read) until it settles; `answer`

@@ -46,7 +46,7 @@ WHERE i.state = ANY($2::text[])
   )`
 
 function reason (row: AbandonedRow): string {
-  const action = actionDuring(row.state) ?? (row.state === 'restoring' ? 'restore' : row.state)
+  const action = actionDuring(row.state) ?? (row.state === 'restoring' ? 'restore' : row.state === 'upgrading' ? 'upgrade' : row.state)
   const ended = row.job_state === null ? 'is gone from the queue' : `ended (${row.job_state})`
   const why = row.job_error === null || row.job_error === '' ? '' : `: ${row.job_error}`
   return `The ${action} job ${ended} without finishing${why}`

@@ -60,11 +60,13 @@ const EDGES: Record<InstanceState, readonly InstanceState[]> = {
   stopping: ['stopped', 'error', 'deleting'],
   restarting: ['running', 'error', 'deleting'],
   deleting: ['deleted', 'error'],
-  running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error', 'restoring'],
-  stopped: ['starting', 'restarting', 'deleting', 'running', 'error', 'restoring'],
-  error: ['starting', 'stopping', 'restarting', 'deleting', 'running', 'stopped', 'restoring'],
+  running: ['starting', 'stopping', 'restarting', 'deleting', 'stopped', 'error', 'restoring', 'upgrading'],
+  stopped: ['starting', 'restarting', 'deleting', 'running', 'error', 'restoring', 'upgrading'],
+  error: ['starting', 'stopping', 'restarting', 'deleting', 'running', 'stopped', 'restoring', 'upgrading'],
   // A restore job (plugins/app/backups) holds it; no other action may start meanwhile.
   restoring: ['running', 'error'],
+  // An upgrade job (plugins/app/upgrades) holds it; a failed one hands it to the restore of its rollback point.
+  upgrading: ['running', 'error', 'restoring'],
   deleted: []
 }
 

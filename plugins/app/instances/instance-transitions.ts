@@ -15,7 +15,8 @@ const TITLES: Record<InstanceState, string> = {
   error: 'failed',
   deleting: 'is being deleted',
   deleted: 'was deleted',
-  restoring: 'is being restored from a backup'
+  restoring: 'is being restored from a backup',
+  upgrading: 'is being upgraded to a new ERP version'
 }
 
 /** The activity feed keeps titles to 300 characters: a longer one ends at a word, with an ellipsis. */

@@ -4,7 +4,7 @@ import { createdAt, identityPrimaryKey, timestamp, updatedAt } from '../../../da
 import { Tenant } from '../tenants/tenant.entity.ts'
 
 export const INSTANCE_BACKENDS = ['kubernetes', 'docker'] as const
-export const INSTANCE_STATES = ['provisioning', 'running', 'starting', 'stopping', 'stopped', 'restarting', 'error', 'deleting', 'deleted', 'restoring'] as const
+export const INSTANCE_STATES = ['provisioning', 'running', 'starting', 'stopping', 'stopped', 'restarting', 'error', 'deleting', 'deleted', 'restoring', 'upgrading'] as const
 export type InstanceState = typeof INSTANCE_STATES[number]
 /** A staging copy's parent as the entity types it (the whole entity would make its type refer to itself). */
 interface ParentInstance { id: number, name: string }

@@ -41,9 +41,10 @@ t.test('the action table is the intended one; steady and transitional states spl
       { ...DOCUMENTED[a], from: [...DOCUMENTED[a].from].sort(), already: [...DOCUMENTED[a].already].sort() }, a)
     t.equal(duringOf(a), DOCUMENTED[a].during)
   }
-  // `restoring` is held by the restore job of the backups room, not by an instance action.
-  t.same([...STEADY_STATES, ...TRANSITIONAL, 'deleted', 'restoring'].sort(), [...INSTANCE_STATES].sort())
+  // `restoring` is held by the restore job of the backups room, `upgrading` by the upgrade job, not by an instance action.
+  t.same([...STEADY_STATES, ...TRANSITIONAL, 'deleted', 'restoring', 'upgrading'].sort(), [...INSTANCE_STATES].sort())
   t.equal(actionDuring('restoring'), undefined)
+  t.equal(actionDuring('upgrading'), undefined)
   t.same([...TRANSITIONAL_STATES].sort(), [...TRANSITIONAL].sort())
   for (const a of EVERY_ACTION) t.equal(actionDuring(DOCUMENTED[a].during), a, `${DOCUMENTED[a].during} is ${a}'s`)
   for (const s of [...STEADY_STATES, 'deleted' as const]) t.equal(actionDuring(s), undefined, `no job holds ${s}`)
@@ -121,10 +122,12 @@ t.test('assertMove throws exactly on a disallowed edge, naming both states', asy
     return thrown !== undefined && thrown.message.includes(`${from} -> ${to}`)
   }), { examples: allPairs(INSTANCE_STATES, INSTANCE_STATES), numRuns: 500 })
   for (const [from, to] of allPairs(INSTANCE_STATES, INSTANCE_STATES)) if (canMove(from, to)) allowed++
-  // 5 transitional × 2, 4 of them to deleting, running 7, stopped 6, error 7 (restoring included), restoring 2, deleted 0
-  t.equal(allowed, 36, 'the number of allowed edges is the documented one')
+  // 5 transitional × 2, 4 of them to deleting, running 7, stopped 6, error 7 (restoring included), restoring 2, deleted 0;
+  // each steady state -> upgrading (3), and upgrading -> running, error, restoring (the rollback) (3)
+  t.equal(allowed, 42, 'the number of allowed edges is the documented one')
   for (const from of STEADY_STATES) t.ok(canMove(from, 'restoring'), `${from} -> restoring`)
   t.same(INSTANCE_STATES.filter((to) => canMove('restoring', to)), ['running', 'error'], 'a restore ends running or in error')
+  t.same(INSTANCE_STATES.filter((to) => canMove('upgrading', to)), ['running', 'error', 'restoring'], 'an upgrade ends running, in error, or hands over to its rollback')
 })
 
 t.test('state lists in SQL come from the typed constants', async (t) => {
