@@ -5,6 +5,7 @@
 import { createPaymentProviders, PaymentSettingsError } from '../plugins/app/payments/payment-providers.ts'
 import { imageTemplateProblem, isFixedImage } from '../provisioning/image-template.ts'
 import type { AppConfig } from './env.ts'
+import { parseUpgradeCommands } from '../plugins/app/upgrades/upgrade-commands.ts'
 import type { ConfigProblem } from './problems.ts'
 import { variableInfo } from './schema.ts'
 
@@ -13,6 +14,11 @@ type Rule = (config: AppConfig) => Array<Omit<ConfigProblem, 'allowed' | 'exampl
 const ORIGIN = /^https?:\/\/[^/\s]+$/
 
 const rules: Rule[] = [
+  (config) => {
+    const parsed = parseUpgradeCommands(config.ERP_UPGRADE_COMMANDS)
+    return 'problem' in parsed ? [{ variable: 'ERP_UPGRADE_COMMANDS', value: config.ERP_UPGRADE_COMMANDS, reason: parsed.problem }] : []
+  },
+
   (config) => config.corsOrigins.filter((origin) => !ORIGIN.test(origin)).map((origin) => ({
     variable: 'CORS_ORIGINS', value: config.CORS_ORIGINS, reason: `${JSON.stringify(origin)} is not an origin`
   })).slice(0, 1),

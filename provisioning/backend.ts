@@ -13,6 +13,31 @@ import type { ErpServerSetup } from './erp/server-config.ts'
 
 export type BackendName = 'docker' | 'kubernetes'
 
+/** One ERP command line run to its end beside an instance (ProvisioningBackend.runOneOff). */
+export interface OneOffRun {
+  /** The run's name in the one-off's name (`erp-<subdomain>-<name>`), e.g. `upgrade`. */
+  name: string
+  command: string[]
+  /** Default: the instance's own image. */
+  image?: string
+  /** What the run is, for messages (`upgrade`). */
+  what: string
+  /** Default: the backend's bound on the database initialisation. */
+  timeoutMs?: number
+  /** How many lines of output to keep (default 20). */
+  tailLines?: number
+}
+
+/** A one-off run that did not succeed; `output` is the end of what it printed. */
+export class OneOffFailedError extends Error {
+  override name = 'OneOffFailedError'
+  readonly output: string
+  constructor (message: string, output: string) {
+    super(message)
+    this.output = output
+  }
+}
+
 /** Everything a backend needs to run one instance; built by the instances service from the database. */
 export interface InstanceSpec {
   /** The instance's uid (a uuid that never changes; not the API's integer id): the value of the instance-id label. */
@@ -218,6 +243,22 @@ export interface ProvisioningBackend extends Partial<LogBackend> {
    * carrying the end of the ERP's output. Running it again on a neutralized database changes nothing.
    */
   neutralize?: (spec: InstanceSpec) => Promise<void>
+
+  /**
+   * Runs one ERP command line to its end on the instance's database and volumes, as `neutralize`
+   * does (the same one-off container or Job, named `erp-<subdomain>-<run.name>`), from `run.image`
+   * (default: the instance's own), while the instance is stopped: the end of its output, or a
+   * OneOffFailedError carrying it. What an earlier attempt left under the name is removed first.
+   * The version upgrade's command runs through it.
+   */
+  runOneOff?: (spec: InstanceSpec, run: OneOffRun) => Promise<{ output: string }>
+
+  /**
+   * Makes the instance's server run `spec.erpVersion`'s image from its next start, its data kept
+   * (Docker: the container made again, the volume kept; Kubernetes: the Deployment takes the image
+   * when it is applied, so nothing to do). Called while the instance is stopped.
+   */
+  changeImage?: (spec: InstanceSpec) => Promise<void>
 
   /** Frees what the backend holds open (connections, watches). */
   close?: () => Promise<void>

@@ -54,6 +54,14 @@ export const INSTANCES_SECTIONS = {
     ERP_INSTALL_TIMEOUT_SECONDS: seconds(10, 7200, 600, 'Bound on one module install through an instance\'s ERP: the install call, then reading the module\'s state back while the ERP reloads ' +
       '(a real install takes from 15 s to minutes, and the ERP answers nothing while it reloads). While an install runs within it, the reconciler leaves the instance\'s state alone.'),
     ERP_INIT_TIMEOUT_SECONDS: seconds(30, 7200, 600, 'Bound on the ERP\'s one-off database initialisation (`-i base`) at an instance\'s first start.'),
+    ERP_UPGRADE_COMMANDS: Type.Optional(Type.String({
+      minLength: 1, allowed: 'a JSON object: target version -> {"image": …, "command": […]}',
+      description: 'How a database is upgraded to each ERP version (docs/upgrades.md): per target version an image (`{version}` is the target) and a command run to its end ' +
+        'in a one-off container or Job with the instance\'s database connection, volume and configuration, as the neutralization runs. Placeholders in the command: ' +
+        '`{database}`, `{from_version}`, `{target_version}`. A version without an entry cannot be upgraded to (409 UPGRADE_NOT_CONFIGURED). Unset: no upgrades.',
+      examples: ['{"17.0":{"image":"odoo:17.0","command":["odoo","-d","{database}","-u","all","--stop-after-init"]}}']
+    })),
+    ERP_UPGRADE_TIMEOUT_SECONDS: seconds(60, 86_400, 7200, 'Bound on one upgrade command (`-u all` on a large database takes long).'),
     ERP_USER_JOB_RETRIES: Type.Integer({ minimum: 0, maximum: 50, default: 8, description: 'Retries (with backoff) of creating an invited person\'s ERP user or installing a module, e.g. while the instance is stopped.' })
   },
   Docker: {

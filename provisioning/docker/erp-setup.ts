@@ -5,7 +5,8 @@
  */
 import type Docker from 'dockerode'
 import { extract, pack } from 'tar-stream'
-import type { InstanceRef, InstanceSpec } from '../backend.ts'
+import { OneOffFailedError, type InstanceRef, type InstanceSpec, type OneOffRun } from '../backend.ts'
+import { ensureImage } from './image.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import { demuxFrames } from './logs.ts'
 import { containerConfig } from './container-config.ts'
@@ -100,6 +101,39 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     return undefined
   }
 
+  /**
+   * Runs `run.command` to its end in a one-off container `erp-<subdomain>-<run.name>` of the
+   * instance's image (or `run.image`), with its environment (the database connection), volumes,
+   * network and server configuration; removed afterwards. The end of its output, or `fail`'s error.
+   */
+  async function runOneOff (spec: InstanceSpec, run: OneOffRun, fail: (name: string, code: number, logs: string) => Error): Promise<{ output: string }> {
+    const name = `${containerName(spec.subdomain)}-${run.name}`
+    const base = containerConfig(spec, options)
+    const host = base.HostConfig ?? {}
+    const image = run.image ?? String(base.Image)
+    await removeIfThere(name)
+    if (run.image !== undefined) await ensureImage(docker, call, image, options.pullTimeoutMs)
+    const container = await call('create', name, (signal) => docker.createContainer({
+      name,
+      Image: image,
+      Env: base.Env,
+      Cmd: run.command,
+      Labels: { ...options.labels, [LABELS.managed]: run.name, [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain },
+      HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
+      abortSignal: signal
+    } as Docker.ContainerCreateOptions), options.createTimeoutMs)
+    try {
+      if (spec.erp !== undefined) await putConfig(container, spec, name)
+      await call('start', name, (signal) => container.start({ abortSignal: signal }))
+      const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), run.timeoutMs ?? options.initTimeoutMs) as { StatusCode: number }
+      const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: run.tailLines ?? 20 }) as unknown as Buffer).text
+      if (result.StatusCode !== 0) throw fail(name, result.StatusCode, logs)
+      return { output: logs }
+    } finally {
+      await container.remove({ force: true }).catch(() => {})
+    }
+  }
+
   return {
     /**
      * Makes sure the container holds this instance's odoo.conf (master password, list_db = False,
@@ -173,36 +207,18 @@ export function createDockerErpSetup (docker: Docker, call: EngineCall, options:
     },
 
     /**
-     * Runs `odoo neutralize -d <db>` to its end in a one-off container of the instance's image,
-     * with its environment (the database connection), volumes, network and server configuration.
-     * What an earlier attempt left under the name is removed first: neutralizing twice is harmless.
-     * A non-zero exit is an error with the last log lines.
+     * Runs `odoo neutralize -d <db>` to its end in a one-off container of the instance's image
+     * (`runOneOff`). What an earlier attempt left under the name is removed first: neutralizing
+     * twice is harmless. A non-zero exit is an error with the last log lines.
      */
     async neutralize (spec: InstanceSpec): Promise<void> {
-      const name = `${containerName(spec.subdomain)}-neutralize`
-      const base = containerConfig(spec, options)
-      const host = base.HostConfig ?? {}
-      await removeIfThere(name)
-      const container = await call('create', name, (signal) => docker.createContainer({
-        name,
-        Image: base.Image,
-        Env: base.Env,
-        Cmd: erpNeutralizeCommand(spec.database.name),
-        Labels: { ...options.labels, [LABELS.managed]: 'neutralize', [LABELS.instanceId]: spec.instanceUid, [LABELS.subdomain]: spec.subdomain },
-        HostConfig: { Binds: host.Binds, Mounts: host.Mounts, ExtraHosts: host.ExtraHosts, NetworkMode: host.NetworkMode, Memory: host.Memory, NanoCpus: host.NanoCpus },
-        abortSignal: signal
-      } as Docker.ContainerCreateOptions), options.createTimeoutMs)
-      try {
-        if (spec.erp !== undefined) await putConfig(container, spec, name)
-        await call('start', name, (signal) => container.start({ abortSignal: signal }))
-        const result = await call('wait', name, (signal) => container.wait({ abortSignal: signal }), options.initTimeoutMs) as { StatusCode: number }
-        if (result.StatusCode !== 0) {
-          const logs = demuxFrames(await container.logs({ stdout: true, stderr: true, tail: 20 }) as unknown as Buffer).text
-          throw new DockerEngineError('neutralize', name, `the ERP's neutralization exited with code ${result.StatusCode}: ${logs.trim().slice(-800)}`, 500)
-        }
-      } finally {
-        await container.remove({ force: true }).catch(() => {})
-      }
+      await runOneOff(spec, { name: 'neutralize', command: erpNeutralizeCommand(spec.database.name), what: 'neutralization' }, (name, code, logs) =>
+        new DockerEngineError('neutralize', name, `the ERP's neutralization exited with code ${code}: ${logs.trim().slice(-800)}`, 500))
+    },
+
+    /** One ERP command line run to its end beside the instance (ProvisioningBackend.runOneOff). */
+    async runOneOff (spec: InstanceSpec, run: OneOffRun): Promise<{ output: string }> {
+      return runOneOff(spec, run, (name, code, logs) => new OneOffFailedError(`The ERP's ${run.what} (${name}) exited with code ${code}: ${logs.trim().slice(-800)}`, logs))
     },
 
     /** `http://<container address on its network>:8069` while the container runs. */

@@ -184,6 +184,27 @@ export function createDockerBackend (input: DockerBackendOptions): ProvisioningB
 
     neutralize: erp.neutralize,
 
+    runOneOff: erp.runOneOff,
+
+    /** The container made again from the spec's image (a version upgrade), its named data volume kept; nothing when it runs that image already. */
+    async changeImage (spec) {
+      const name = containerName(spec.subdomain)
+      const info = await settled(name)
+      if (info !== undefined && info.Config.Image === String(containerConfig(spec, options).Image)) return
+      if (info !== undefined) {
+        try {
+          await call('remove', name, (signal) => docker.getContainer(name).remove({ force: true, abortSignal: signal }), options.removeTimeoutMs)
+        } catch (error) {
+          const status = statusOf(error)
+          if (status === 409) await waitUntil(name, false, 'remove')
+          else if (status !== 404) throw error
+        }
+      }
+      await create(spec, name)
+      await waitUntil(name, true, 'create')
+      await erp.ensureConfigured(spec)
+    },
+
     async observeAll (tenantSubdomains) {
       const tenants = new Set(tenantSubdomains)
       const found = new Map<string, Observation>()

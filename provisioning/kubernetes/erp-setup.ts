@@ -5,7 +5,7 @@
  * data claim and addons claim, run to its end before the Deployment is applied.
  */
 import type { V1Secret } from '@kubernetes/client-node'
-import type { InstanceSpec } from '../backend.ts'
+import { OneOffFailedError, type InstanceSpec, type OneOffRun } from '../backend.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import type { KubeJobs } from './jobs.ts'
 import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf, neutralizeJobOf } from './names.ts'
@@ -48,10 +48,23 @@ export async function neutralizeOnKubernetes (jobs: KubeJobs, spec: InstanceSpec
   await runToItsEnd(jobs, spec, options, { name: neutralizeJobOf(spec.subdomain), command: erpNeutralizeCommand(spec.database.name), what: 'neutralization' })
 }
 
+/**
+ * One ERP command line (ProvisioningBackend.runOneOff, e.g. a version upgrade) as a Job like the
+ * neutralization's, `erp-<subdomain>-<run.name>`, from `run.image` or the instance's image: the end
+ * of its log, or a OneOffFailedError carrying it. A Job an earlier attempt left is deleted first.
+ */
+export async function runOneOffOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions, run: OneOffRun): Promise<{ output: string }> {
+  const name = `erp-${spec.subdomain}-${run.name}`
+  await jobs.remove(namespaceOf(spec.tenantSubdomain), name)
+  return runToItsEnd(jobs, spec, { ...options, ...(run.image === undefined ? {} : { image: run.image }), ...(run.timeoutMs === undefined ? {} : { initTimeoutMs: run.timeoutMs }) },
+    { name, command: run.command, what: run.what, tailLines: run.tailLines, failure: (message, log) => new OneOffFailedError(message, log) })
+}
+
 type OneOffOptions = Pick<ResolvedOptions, 'imageTemplate' | 'addonsMountPath' | 'dataMountPath' | 'initTimeoutMs' | 'initPollMs'> & { image: string }
 
-/** A one-off run of the ERP's command line on the instance's database and volumes. */
-async function runToItsEnd (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions, run: { name: string, command: string[], what: string }): Promise<void> {
+/** A one-off run of the ERP's command line on the instance's database and volumes; the end of its log. */
+async function runToItsEnd (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions,
+  run: { name: string, command: string[], what: string, tailLines?: number | undefined, failure?: (message: string, log: string) => Error }): Promise<{ output: string }> {
   const namespace = namespaceOf(spec.tenantSubdomain)
   const name = run.name
   const limits = { memory: mebibytes(spec.resources.memoryMb), cpu: millicores(spec.resources.cpuMillicores) }
@@ -71,12 +84,11 @@ async function runToItsEnd (jobs: KubeJobs, spec: InstanceSpec, options: OneOffO
     ttlSecondsAfterFinished: 3600
   })
   const outcome = await jobs.wait(namespace, name, { timeoutMs: options.initTimeoutMs, intervalMs: options.initPollMs })
-  if (outcome.state === 'succeeded') {
-    await jobs.remove(namespace, name)
-    return
-  }
-  const log = (await jobs.logs(namespace, name, { tailLines: 20 }).catch(() => '')).trim().slice(-800)
+  const output = await jobs.logs(namespace, name, { tailLines: run.tailLines ?? 20 }).catch(() => '')
   await jobs.remove(namespace, name)
+  if (outcome.state === 'succeeded') return { output }
+  const log = output.trim().slice(-800)
   const why = outcome.state === 'failed' ? `failed (${outcome.reason}: ${outcome.message})` : outcome.state === 'timeout' ? `did not finish within ${options.initTimeoutMs} ms` : 'was deleted before it finished'
-  throw new Error(`The ERP's ${run.what} Job ${namespace}/${name} ${why}${log === '' ? '' : `: ${log}`}`)
+  const message = `The ERP's ${run.what} Job ${namespace}/${name} ${why}${log === '' ? '' : `: ${log}`}`
+  throw run.failure === undefined ? new Error(message) : run.failure(message, output)
 }

@@ -3,10 +3,10 @@
  * server-side apply of the whole desired object (a second apply changes nothing),
  * deletes that treat "already gone" as done.
  */
-import type { InstanceSpec } from '../backend.ts'
+import type { InstanceSpec, OneOffRun } from '../backend.ts'
 import { ensureClaim } from './claims.ts'
 import { deploymentManifest, restartPatch, type DeploymentSettings } from './deployment-manifest.ts'
-import { configSecretManifest, initialiseOnKubernetes, neutralizeOnKubernetes } from './erp-setup.ts'
+import { configSecretManifest, initialiseOnKubernetes, neutralizeOnKubernetes, runOneOffOnKubernetes } from './erp-setup.ts'
 import { imageFor } from '../image-template.ts'
 import { dataClaimManifest, dbSecretManifest, ingressManifest, serviceManifest } from './instance-manifests.ts'
 import type { KubeJobs } from './jobs.ts'
@@ -22,6 +22,8 @@ export interface InstanceOps {
   restart: (spec: InstanceSpec) => Promise<void>
   remove: (spec: InstanceSpec) => Promise<void>
   neutralize: (spec: InstanceSpec) => Promise<void>
+  runOneOff: (spec: InstanceSpec, run: OneOffRun) => Promise<{ output: string }>
+  changeImage: (spec: InstanceSpec) => Promise<void>
 }
 
 export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJobs, options: ResolvedOptions, now: () => Date = () => new Date()): InstanceOps {
@@ -53,6 +55,12 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
     async neutralize (spec: InstanceSpec) {
       await neutralizeOnKubernetes(jobs, spec, { ...options, image: imageFor(options.imageTemplate, spec.erpVersion) })
     },
+    /** One ERP command line as a Job run to its end (erp-setup.ts), e.g. a version upgrade. */
+    async runOneOff (spec: InstanceSpec, run: OneOffRun) {
+      return runOneOffOnKubernetes(jobs, spec, { ...options, image: imageFor(options.imageTemplate, spec.erpVersion) }, run)
+    },
+    /** Nothing to do: the Deployment takes the spec's image when it is applied at the next start. */
+    async changeImage () {},
     // A Deployment that is gone (a provision that failed half-way, someone's kubectl delete) is provisioned again.
     async start (spec) {
       if (await readDeployment(spec) === undefined) await provision(spec)

@@ -13,6 +13,7 @@ import { STAGING_ACTIVITY } from '../staging/staging.activity.ts'
 import { SUBSCRIPTIONS_ACTIVITY, SUBSCRIPTIONS_ACTIVITY_TARGETS } from '../subscriptions/subscriptions.activity.ts'
 import { TICKETS_ACTIVITY, TICKETS_ACTIVITY_TARGETS } from '../tickets/tickets.activity.ts'
 import { TWO_FACTOR_ACTIVITY } from '../two-factor/two-factor.activity.ts'
+import { UPGRADES_ACTIVITY, UPGRADES_ACTIVITY_TARGETS } from '../upgrades/upgrades.activity.ts'
 import { USERS_ACTIVITY, USERS_ACTIVITY_TARGETS } from '../users/users.activity.ts'
 import { WEBHOOKS_ACTIVITY, WEBHOOKS_ACTIVITY_TARGETS } from '../webhooks/webhooks.activity.ts'
 
@@ -39,6 +40,7 @@ export const ACTIVITY_CATALOGS = {
   subscriptions: { types: SUBSCRIPTIONS_ACTIVITY, targets: SUBSCRIPTIONS_ACTIVITY_TARGETS },
   tickets: { types: TICKETS_ACTIVITY, targets: TICKETS_ACTIVITY_TARGETS },
   'two-factor': { types: TWO_FACTOR_ACTIVITY, targets: {} },
+  upgrades: { types: UPGRADES_ACTIVITY, targets: UPGRADES_ACTIVITY_TARGETS },
   users: { types: USERS_ACTIVITY, targets: USERS_ACTIVITY_TARGETS },
   webhooks: { types: WEBHOOKS_ACTIVITY, targets: WEBHOOKS_ACTIVITY_TARGETS }
 } as const satisfies Record<string, { types: Record<string, string>, targets: Record<string, string> }>
@@ -60,6 +62,7 @@ export const ACTIVITY_DESCRIPTIONS = {
   ...SUBSCRIPTIONS_ACTIVITY,
   ...TICKETS_ACTIVITY,
   ...TWO_FACTOR_ACTIVITY,
+  ...UPGRADES_ACTIVITY,
   ...USERS_ACTIVITY,
   ...WEBHOOKS_ACTIVITY
 } as const
@@ -78,6 +81,7 @@ export const ACTIVITY_TARGET_DESCRIPTIONS = {
   ...OAUTH_ACTIVITY_TARGETS,
   ...PAYMENTS_ACTIVITY_TARGETS,
   ...SETTINGS_ACTIVITY_TARGETS,
+  ...UPGRADES_ACTIVITY_TARGETS,
   ...SUBSCRIPTIONS_ACTIVITY_TARGETS,
   ...TICKETS_ACTIVITY_TARGETS,
   ...USERS_ACTIVITY_TARGETS,

@@ -66,7 +66,7 @@ const EDGES: Record<InstanceState, readonly InstanceState[]> = {
   // A restore job (plugins/app/backups) holds it; no other action may start meanwhile.
   restoring: ['running', 'error'],
   // An upgrade job (plugins/app/upgrades) holds it; a failed one hands it to the restore of its rollback point.
-  upgrading: ['running', 'error', 'restoring'],
+  upgrading: ['running', 'stopped', 'error', 'restoring'],
   deleted: []
 }
 

@@ -14,7 +14,8 @@ export const INSTANCES_ACTIVITY = {
   'instance.error': 'An instance failed; the title carries the reason',
   'instance.deleting': 'An instance is being deleted',
   'instance.deleted': 'An instance was deleted',
-  'instance.restoring': 'An instance is being restored from a backup'
+  'instance.restoring': 'An instance is being restored from a backup',
+  'instance.upgrading': 'An instance is being upgraded to a new ERP version'
 } as const satisfies Record<`instance.${string}`, string>
 
 /** What the room's records point at (`target_type`), with what `target_id` holds. */

@@ -4,6 +4,13 @@ import { Instance } from '../instances/instance.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { User } from '../users/user.entity.ts'
 
+/** A synced addon module written for another ERP series than an upgrade's target. */
+export interface IncompatibleAddon {
+  module: string
+  erp_series: string
+  addon_source_id: number
+}
+
 export const UPGRADE_MODES = ['test', 'apply'] as const
 export type UpgradeMode = typeof UPGRADE_MODES[number]
 export const UPGRADE_STATES = ['queued', 'running', 'succeeded', 'failed', 'rolled_back'] as const
@@ -46,7 +53,7 @@ const UpgradeSchema = defineEntity({
     duration: p.integer().nullable(),
     logTail: p.text().nullable(),
     failedModules: p.json<string[]>().default('[]'),
-    incompatibleAddons: p.json<Array<{ name: string, version: string | null, source_id: number }>>().default('[]'),
+    incompatibleAddons: p.json<IncompatibleAddon[]>().default('[]'),
     error: p.string().length(1000).nullable(),
     createdBy: () => p.manyToOne(User).nullable(),
     /** The agent client that asked, when an agent did. */

@@ -123,11 +123,11 @@ t.test('assertMove throws exactly on a disallowed edge, naming both states', asy
   }), { examples: allPairs(INSTANCE_STATES, INSTANCE_STATES), numRuns: 500 })
   for (const [from, to] of allPairs(INSTANCE_STATES, INSTANCE_STATES)) if (canMove(from, to)) allowed++
   // 5 transitional × 2, 4 of them to deleting, running 7, stopped 6, error 7 (restoring included), restoring 2, deleted 0;
-  // each steady state -> upgrading (3), and upgrading -> running, error, restoring (the rollback) (3)
-  t.equal(allowed, 42, 'the number of allowed edges is the documented one')
+  // each steady state -> upgrading (3), and upgrading -> running, stopped (an upgrade whose backup failed), error, restoring (the rollback) (4)
+  t.equal(allowed, 43, 'the number of allowed edges is the documented one')
   for (const from of STEADY_STATES) t.ok(canMove(from, 'restoring'), `${from} -> restoring`)
   t.same(INSTANCE_STATES.filter((to) => canMove('restoring', to)), ['running', 'error'], 'a restore ends running or in error')
-  t.same(INSTANCE_STATES.filter((to) => canMove('upgrading', to)), ['running', 'error', 'restoring'], 'an upgrade ends running, in error, or hands over to its rollback')
+  t.same(INSTANCE_STATES.filter((to) => canMove('upgrading', to)), ['running', 'stopped', 'error', 'restoring'], 'an upgrade ends running, in error, or hands over to its rollback')
 })
 
 t.test('state lists in SQL come from the typed constants', async (t) => {
