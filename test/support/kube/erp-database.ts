@@ -34,6 +34,8 @@ interface Database { modules: Map<string, { id: number, name: string, state: str
 export class ErpDatabases {
   readonly #databases = new Map<string, Database>()
   readonly #uninstallFailures = new Map<string, string>()
+  /** The ERP version an upgrade Job (`-u all --stop-after-init`) last brought each database to. */
+  readonly #versions = new Map<string, string>()
   readonly #installMs: number
   readonly #reloadMs: number
 
@@ -49,6 +51,15 @@ export class ErpDatabases {
   }
 
   initialised (database: string): boolean { return this.#databases.has(database) }
+
+  /** An upgrade Job ran on the database from an image of `version`; a restore loads a dump of its own version (forgotten here). */
+  setVersion (database: string, version: string | undefined): void {
+    if (version === undefined) this.#versions.delete(database)
+    else this.#versions.set(database, version)
+  }
+
+  /** The version the last upgrade brought the database to; undefined when none did since it was made or restored. */
+  version (database: string): string | undefined { return this.#versions.get(database) }
 
   /** The registry reloads after an install: the ERP answers nothing. */
   reloading (database: string): boolean { return (this.#databases.get(database)?.reloadingUntil ?? 0) > Date.now() }
@@ -170,6 +181,20 @@ export function configuredDatabase (template: JsonObject, secret: (name: string)
     }
   }
   return undefined
+}
+
+/**
+ * The database and version of a finished upgrade Job: `odoo -d <db> -u … --stop-after-init` from an
+ * image whose tag is the version (`registry/erp:18.0` → 18.0). Undefined for any other Job.
+ */
+export function upgradedBy (template: JsonObject): { database: string, version: string } | undefined {
+  const spec = asObject(template.spec)
+  const container = asObject((Array.isArray(spec.containers) ? spec.containers : [])[0])
+  const words = [...(Array.isArray(container.command) ? container.command : []), ...(Array.isArray(container.args) ? container.args : [])].map(String)
+  const d = words.indexOf('-d')
+  const database = d >= 0 ? words[d + 1] : undefined
+  if (!words.includes('--stop-after-init') || !words.includes('-u') || database === undefined) return undefined
+  return { database, version: String(container.image ?? '').split(':').at(-1) ?? '' }
 }
 
 /**

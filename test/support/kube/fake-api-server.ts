@@ -28,7 +28,7 @@ import { METRICS_GROUP_PATH, PodMetricsApi, type ContainerUsage } from './pod-me
 import { QuotaTracker } from './quota.ts'
 import { DeploymentController } from './readiness.ts'
 import { ErpDoubles } from './erp-double.ts'
-import { configuredDatabase, databasesFilledBy, ErpDatabases, probesHealth, type ErpTiming } from './erp-database.ts'
+import { configuredDatabase, databasesFilledBy, ErpDatabases, probesHealth, upgradedBy, type ErpTiming } from './erp-database.ts'
 import { serviceProxy } from './service-proxy.ts'
 import { findByName, type KubeObject, type ResourceType } from './resources.ts'
 import { decodeBody, parseResourcePath, route } from './router.ts'
@@ -113,6 +113,8 @@ export interface FakeKubeApiServer {
     /** Whether the database holds Odoo's tables (a first-start or restore Job completed, or `initialise`). */
     initialised: (database: string) => boolean
     initialise: (database: string) => void
+    /** The ERP version an upgrade Job (`-u … --stop-after-init`) brought the database to; undefined since it was made or restored. */
+    version: (database: string) => string | undefined
     /** The database's modules and their states, as ir.module.module search_read answers. */
     modules: (database: string) => Array<{ id: number, name: string, state: string }>
     /** A module's state changed in the ERP itself (not through the control plane). */
@@ -160,7 +162,14 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
   const secretOf = (namespace: string) => (name: string) => store.get(findByName('Secret'), namespace, name)?.object
   const databaseOf = (namespace: string, template: JsonObject): string | undefined => configuredDatabase(template, secretOf(namespace))
   deployments.probe = (namespace, template) => !probesHealth(template) || erp.databases.healthy(databaseOf(namespace, template))
-  jobs.onComplete = (namespace, template) => { for (const database of databasesFilledBy(template, secretOf(namespace))) erp.databases.initialise(database) }
+  jobs.onComplete = (namespace, template) => {
+    for (const database of databasesFilledBy(template, secretOf(namespace))) {
+      erp.databases.initialise(database)
+      erp.databases.setVersion(database, undefined)
+    }
+    const upgraded = upgradedBy(template)
+    if (upgraded !== undefined) erp.databases.setVersion(upgraded.database, upgraded.version)
+  }
   const requests: RecordedRequest[] = []
   const internalErrors: Error[] = []
   const tick = (): void => { deployments.tick(); jobs.tick(); bare.tick(); controllers.tick() }
@@ -267,6 +276,7 @@ export async function startFakeKubeApiServer (options: FakeKubeApiServerOptions 
       setAnswering: (namespace, service, answering) => { erp.setAnswering(namespace, service, answering) },
       initialised: (database) => erp.databases.initialised(database),
       initialise: (database) => { erp.databases.initialise(database) },
+      version: (database) => erp.databases.version(database),
       modules: (database) => erp.databases.searchRead(database, []),
       setModuleState: (database, name, state) => { erp.databases.setModuleState(database, name, state) },
       failNextUninstall: (database, message) => { erp.databases.failNextUninstall(database, message) }
