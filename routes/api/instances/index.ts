@@ -10,6 +10,7 @@ import backups from './backups.ts'
 import users from './users.ts'
 import modules from './modules.ts'
 import staging from './staging.ts'
+import upgrades from './upgrades.ts'
 import { BackendNotReady, BackendUnavailable, InstanceBusy, InstanceDeleted, InstanceNotFound, StagingNotNeutralized } from '../../../plugins/app/instances/instances.errors.ts'
 import { InstanceLimitReached } from '../../../plugins/app/limits/limits.service.ts'
 import { SubdomainReserved, SubdomainTaken } from '../../../plugins/app/tenants/tenants.errors.ts'
@@ -114,6 +115,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(users)
   await fastify.register(modules)
   await fastify.register(staging)
+  await fastify.register(upgrades)
 }
 
 export default routes
