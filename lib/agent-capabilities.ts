@@ -31,6 +31,8 @@ export const AGENT_CAPABILITIES = {
   list_tickets: 'read',
   get_ticket: 'read',
   list_users: 'read',
+  list_upgrades: 'read',
+  get_upgrade: 'read',
   // Operate: day-to-day running of what exists.
   start_instance: 'operate',
   stop_instance: 'operate',
@@ -47,6 +49,7 @@ export const AGENT_CAPABILITIES = {
   restore_backup_as_new_instance: 'administer',
   create_staging_copy: 'administer',
   refresh_staging_copy: 'administer',
+  upgrade_instance: 'administer',
   delete_backup: 'administer',
   set_backup_schedule: 'administer',
   add_addon_source: 'administer',

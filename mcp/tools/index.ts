@@ -11,6 +11,7 @@ import { metricsTools } from './metrics.ts'
 import { stagingTools } from './staging.ts'
 import { supportTools } from './support.ts'
 import { teamTools } from './team.ts'
+import { upgradeTools } from './upgrades.ts'
 
 /** Every tool /api/mcp offers, grouped as the portal is. A new capability adds its file here. */
-export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...stagingTools, ...instanceUserTools, ...instanceModuleTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]
+export const ALL_TOOLS: ToolDefinition[] = [...accountTools, ...instanceTools, ...logTools, ...metricsTools, ...backupTools, ...stagingTools, ...upgradeTools, ...instanceUserTools, ...instanceModuleTools, ...catalogTools, ...addonSourceTools, ...supportTools, ...teamTools]
