@@ -6,6 +6,8 @@ Run as the official image runs Odoo: `odoo [options]`.
   odoo [-c <config>] [-d <db>]                                 serves POST /jsonrpc and GET /web/health on 8069
   odoo neutralize -d <db> [options]                            as Odoo 16+: scheduled actions and mail servers off,
                                                                database.is_neutralized set; exits (see neutralize)
+  odoo -d <db> -u all --stop-after-init                        updates every module as a new version's image does:
+                                                               database.erp_version set; exits (see upgrade)
 As strict as Odoo where the control plane depends on it (real Odoo 17 measured):
 - while the configured database is not initialised, /web/health and every /jsonrpc call (even
   common.version) answer an HTML 500 page;
@@ -30,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from odoo_double_models import Fault
 from odoo_double_services import (CONTRACT, OPTIONS, RELOAD, configured_database_missing, dispatch, initialise,
-                                  list_db_disabled, log, neutralize)
+                                  list_db_disabled, log, neutralize, upgrade)
 
 
 # --- options, as odoo's command line and configuration file take them -------------------------------
@@ -143,6 +145,10 @@ def main(argv):
         if not OPTIONS.get('db_name'):
             sys.exit('odoo: error: -i needs a database (-d)')
         initialise(OPTIONS['db_name'])
+    if OPTIONS.get('update') and OPTIONS.get('stop_after_init'):
+        if not OPTIONS.get('db_name'):
+            sys.exit('odoo: error: -u needs a database (-d)')
+        upgrade(OPTIONS['db_name'], OPTIONS['update'])
     if OPTIONS.get('stop_after_init'):
         log('INFO', 'Stopping gracefully (--stop-after-init)')
         return

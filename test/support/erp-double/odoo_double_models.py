@@ -232,3 +232,9 @@ def neutralize(state):
     for server in state.setdefault('mail_servers', []):
         server['active'] = False
     state.setdefault('params', {})['database.is_neutralized'] = 'true'
+
+
+def upgrade(state, version):
+    """odoo -d <db> -u all --stop-after-init from an image of `version`: the database now holds that
+    version's data model (recorded as the system parameter database.erp_version, read with get_param)."""
+    state.setdefault('params', {})['database.erp_version'] = version

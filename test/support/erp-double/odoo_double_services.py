@@ -112,6 +112,34 @@ def neutralize(db):
     log('INFO', 'Neutralization finished')
 
 
+def upgrade(db, names):
+    """`odoo -d <db> -u <modules> --stop-after-init`: the update of every installed module, as after a
+    new version's image; records ERP_DOUBLE_VERSION (default the contract's server version) as the
+    database's version. A test makes it fail with <data_dir>/erp-double/upgrade-fails or
+    ERP_DOUBLE_UPGRADE_FAILS, whose text is `<module>: <reason>`: logged as Odoo logs a module that
+    fails to load (an ERROR line naming it), exit 1, the database unchanged."""
+    marker = os.path.join(OPTIONS['data_dir'], 'erp-double', 'upgrade-fails')
+    reason = os.environ.get('ERP_DOUBLE_UPGRADE_FAILS') or None
+    if os.path.exists(marker):
+        with open(marker, encoding='utf-8') as f:
+            reason = f.read().strip() or 'custom_module: upgrade failed'
+    version = os.environ.get('ERP_DOUBLE_VERSION') or CONTRACT['server']['version']['server_version']
+    log('INFO', f'updating modules {names} of database {db} to {version}')
+    if reason:
+        module, _, why = reason.partition(':')
+        print(f'{time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())},000 1 ERROR {db} odoo.modules.loading: module {module.strip()}: {why.strip() or "upgrade failed"}',
+              file=sys.stderr, flush=True)
+        sys.exit(1)
+    with LOCK:
+        if not os.path.exists(state_file(db)):
+            log('ERROR', f'database {db} does not exist or is not initialised')
+            sys.exit(1)
+        state = load(db)
+        models.upgrade(state, version)
+        save(db, state)
+    log('INFO', 'Modules updated')
+
+
 def run_module_change(db, kind, names):
     """An install's (or uninstall's, which takes as long) own time, then the registry reload during
     which nothing answers; one at a time."""
