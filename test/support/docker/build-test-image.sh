@@ -96,8 +96,8 @@ printf 'root:x:0:\nodoo:x:101:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 rootfs_owned="101:101:var/lib/odoo 101:101:mnt/extra-addons"
 cp "$here/erp-test-image/entrypoint.sh" "$rootfs/entrypoint.sh"
 cp "$here/erp-test-image/serve.sh" "$rootfs/serve.sh"
-cp "$here/erp-test-image/erp.sh" "$here/erp-test-image/initialise.sh" "$here/erp-test-image/neutralize.sh" "$here/erp-test-image/schema.sql" "$rootfs/lib/erp/"
-chmod 0755 "$rootfs/entrypoint.sh" "$rootfs/serve.sh" "$rootfs/lib/erp/initialise.sh" "$rootfs/lib/erp/neutralize.sh"
+cp "$here/erp-test-image/erp.sh" "$here/erp-test-image/initialise.sh" "$here/erp-test-image/neutralize.sh" "$here/erp-test-image/upgrade.sh" "$here/erp-test-image/schema.sql" "$rootfs/lib/erp/"
+chmod 0755 "$rootfs/entrypoint.sh" "$rootfs/serve.sh" "$rootfs/lib/erp/initialise.sh" "$rootfs/lib/erp/neutralize.sh" "$rootfs/lib/erp/upgrade.sh"
 # The facts the stand-in shares with the JSON-RPC double, as shell variables.
 node -e '
 const server = require(process.argv[1]).server

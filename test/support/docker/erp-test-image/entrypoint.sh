@@ -2,10 +2,12 @@
 # Stand-in for the ERP: serves HTTP on $HTTP_PORT (default 8069; not PORT, which the ERP image
 # takes as the database port) until SIGTERM or SIGINT. `... --stop-after-init` is the one-off
 # database initialisation instead (/lib/erp/initialise.sh), `odoo neutralize -d <db>` the
-# neutralization of a staging copy's database (/lib/erp/neutralize.sh).
+# neutralization of a staging copy's database (/lib/erp/neutralize.sh), `odoo -d <db> -u all
+# --stop-after-init` a version upgrade's command (/lib/erp/upgrade.sh).
 . /lib/erp/erp.sh
 # As Odoo's server does before anything else (odoo/cli/server.py, check_postgres_user).
 if [ "$(conf db_user "${USER:-odoo}")" = postgres ]; then echo "$FACT_POSTGRES_USER_REFUSED" >&2; exit 1; fi
+case " $* " in *" -u "*" --stop-after-init "*|*" --stop-after-init "*" -u "*) exec /lib/erp/upgrade.sh "$@" ;; esac
 case " $* " in *" --stop-after-init "*) exec /lib/erp/initialise.sh "$@" ;; esac
 case " $* " in *" neutralize "*) exec /lib/erp/neutralize.sh "$@" ;; esac
 port="${HTTP_PORT:-8069}"
