@@ -49,7 +49,7 @@ t.test('resources and answers are named components that the routes reference', a
 
 t.test('every paged list answers the one PageInfo component as `pagination` (docs/api.md, "Lists and pages")', async (t) => {
   const paged = ['UserListResponse', 'InstanceListResponse', 'AddonSourceListResponse', 'WebhookListResponse', 'WebhookDeliveryListResponse', 'GrantListResponse',
-    'GrantCallsResponse', 'InvitationListResponse', 'BackupListResponse', 'SessionListResponse', 'TicketListResponse', 'SupportQueueResponse']
+    'GrantCallsResponse', 'InvitationListResponse', 'BackupListResponse', 'SessionListResponse', 'TicketListResponse', 'SupportQueueResponse', 'UpgradeListResponse']
   t.match(doc.components.schemas.PageInfo, { type: 'object', required: ['page', 'per_page', 'total'] }, 'PageInfo is published once')
   const withPages = Object.entries(doc.components.schemas).filter(([, schema]) => (schema.properties as Json | undefined)?.pagination !== undefined).map(([name]) => name)
   t.same(withPages.sort(), [...paged].sort(), 'the paged lists')

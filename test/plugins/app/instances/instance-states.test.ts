@@ -66,9 +66,9 @@ t.test('decide: queue exactly from `from`, noop exactly for `already`, else 409 
 t.test('decide never queues from deleted, nor from a transitional state except a delete', async (t) => {
   fc.assert(fc.property(fc.constantFrom(...TRANSITIONAL, 'deleted'), lifecycle, (s, a) => outcomeOf(s, a) !== 'queue' || (a === 'delete' && s !== 'deleted')),
     { examples: allPairs([...TRANSITIONAL, 'deleted' as const], LIFECYCLE) })
-  // Delete works from every state but deleted and deleting (nothing to do there) and restoring (it waits for the restore).
+  // Delete works from every state but deleted and deleting (nothing to do there), restoring and upgrading (it waits for that job).
   for (const s of INSTANCE_STATES) {
-    if (s === 'restoring') t.match(outcomeOf(s, 'delete'), { code: 'INSTANCE_BUSY', statusCode: 409 }, 'delete during a restore')
+    if (s === 'restoring' || s === 'upgrading') t.match(outcomeOf(s, 'delete'), { code: 'INSTANCE_BUSY', statusCode: 409 }, `delete during ${s}`)
     else t.equal(outcomeOf(s, 'delete'), s === 'deleted' || s === 'deleting' ? 'noop' : 'queue', `delete from ${s}`)
   }
   // And the converse: from a steady state every action either queues or has nothing to do.
