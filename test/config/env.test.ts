@@ -71,6 +71,7 @@ t.test('each invalid setting is one problem: variable, value, what is allowed, a
     [{ PORT: '4000', AUTH_PORT: '4000' }, 'AUTH_PORT', /AUTH_PORT="4000" \(the auth server started by the portal cannot share PORT\); allowed: a port other than PORT; example: AUTH_PORT=4001/],
     [{ EMBEDDED_PG_PORT: '3000' }, 'EMBEDDED_PG_PORT', /EMBEDDED_PG_PORT="3000" \(the embedded PostgreSQL cannot share PORT or AUTH_PORT\)/],
     [{ OAUTH_ACCESS_TOKEN_TTL_SECONDS: '86400', OAUTH_REFRESH_TOKEN_TTL_SECONDS: '3600' }, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', /allowed: more than OAUTH_ACCESS_TOKEN_TTL_SECONDS \(86400\)/],
+    [{ ERP_UPGRADE_COMMANDS: '{"18.0": {"image": "odoo:{version}"}}' }, 'ERP_UPGRADE_COMMANDS', /ERP_UPGRADE_COMMANDS=.* \(18\.0: "command" must be a non-empty array of strings\)/],
     [{ PAYMENT_PROVIDERS: 'stripe' }, 'PAYMENT_PROVIDERS', /PAYMENT_PROVIDERS="stripe" \(names "stripe", which is not supported \(supported: sandbox\)\)/]
   ]
   for (const [env, variable, line] of cases) {
