@@ -33,7 +33,6 @@ import type { ActivityService } from '../activity/activity.service.ts'
 import type { ActivityType } from '../activity/activity-types.ts'
 import { ACTIVE_BACKUP_STATES, Backup } from '../backups/backup.entity.ts'
 import { BACKUP_QUEUE, type RestoreJobData } from '../backups/backup.queue.ts'
-import { Instance } from '../instances/instance.entity.ts'
 import type { InstanceLifecycle } from '../instances/instance-lifecycle.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { upgradeRun, type UpgradeCommands } from './upgrade-commands.ts'
@@ -91,6 +90,62 @@ export function createUpgradeJob (deps: UpgradeJobDeps) {
       await em.flush()
     }
 
+    /** Records the failure; apply hands the instance to the restore of its rollback point, a test leaves its copy in `error`. */
+    const fail = async (error: unknown, out: string): Promise<void> => {
+      const message = (error instanceof Error ? error.message : String(error)).slice(0, MESSAGE_MAX)
+      jobLog.warn({ err: error }, 'Upgrade failed')
+      const fields = { logTail: out === '' ? upgrade.logTail ?? null : logTail(out), failedModules: out === '' ? upgrade.failedModules : failedModules(out), error: message }
+      if (upgrade.mode === 'test') {
+        await em.transactional(async (tx) => {
+          await transitions.moveIf(tx, actor, target.id, [DURING], { to: 'error', message: `Test upgrade to ${upgrade.targetVersion} failed: ${message}` })
+          finish({ state: 'failed', ...fields })
+          record(tx, 'instance.upgrade_failed', `Test upgrade of ${upgrade.instance.name} to ${upgrade.targetVersion} failed: ${message}`)
+          await tx.flush()
+        })
+        return
+      }
+      // The server back on the old version's image: the restore starts what is there.
+      try {
+        const spec = await lifecycle.specOf(em, target, 'start')
+        const backend = lifecycle.backendOf(target)
+        await backend.stop(spec)
+        await backend.changeImage?.(spec)
+      } catch (resetError) {
+        jobLog.warn({ err: resetError }, 'The server could not be put back on its old image before the rollback')
+      }
+      await em.transactional(async (tx) => {
+        const moved = await transitions.moveIf(tx, actor, target.id, [DURING], {
+          to: 'restoring', title: `Upgrade of ${target.name} to ${upgrade.targetVersion} failed: rolling back to backup #${upgrade.rollbackBackupId ?? '?'}`
+        })
+        Object.assign(upgrade, { ...fields, state: 'running', step: 'rollback' })
+        record(tx, 'instance.upgrade_failed', `Upgrade of ${target.name} to ${upgrade.targetVersion} failed: ${message}`)
+        await tx.flush()
+        if (moved !== undefined && upgrade.rollbackBackupId != null) {
+          const restore: RestoreJobData = { action: 'restore', backupId: upgrade.rollbackBackupId, tenantId, instanceId: target.id }
+          await deps.jobs.send(tx, BACKUP_QUEUE, restore)
+        }
+        await deps.jobs.send(tx, UPGRADE_QUEUE, job.data, { startAfter: waitSeconds })
+      })
+      deps.jobs.wake(BACKUP_QUEUE)
+    }
+
+    /** The rollback's restore under way: looked at again later; its end recorded. */
+    const watchRollback = async (): Promise<void> => {
+      await em.refresh(target)
+      if (target.state === 'restoring') return again()
+      await em.transactional(async (tx) => {
+        if (target.state === 'running') {
+          finish({ state: 'rolled_back' })
+          record(tx, 'instance.upgrade_rolled_back', `Upgrade of ${target.name} to ${upgrade.targetVersion} rolled back: it runs ${upgrade.fromVersion} on the data of backup #${upgrade.rollbackBackupId ?? '?'}`)
+        } else {
+          const why = `the rollback to backup #${upgrade.rollbackBackupId ?? '?'} left the instance ${target.state}${target.statusMessage == null ? '' : `: ${target.statusMessage}`}`
+          finish({ state: 'failed', error: `${upgrade.error ?? 'Upgrade failed'}; ${why}`.slice(0, MESSAGE_MAX) })
+          record(tx, 'instance.upgrade_failed', `Rollback of the upgrade of ${target.name} failed: ${why}`)
+        }
+        await tx.flush()
+      })
+    }
+
     if (upgrade.step === 'backup') {
       const backup = upgrade.rollbackBackupId == null ? null : await em.findOne(Backup, upgrade.rollbackBackupId)
       if (backup !== null && ACTIVE_BACKUP_STATES.includes(backup.state)) return again()
@@ -133,7 +188,7 @@ export function createUpgradeJob (deps: UpgradeJobDeps) {
     let output = ''
     try {
       await em.refresh(target)
-      if (target.state !== DURING) return
+      if (target.state !== DURING) throw new Error(`${target.name} is ${target.state}, no longer held for the upgrade`)
       const entry = deps.commands.get(upgrade.targetVersion)
       if (entry === undefined) throw new Error(`No upgrade command is configured for ${upgrade.targetVersion} any more (ERP_UPGRADE_COMMANDS)`)
       const backend = lifecycle.backendOf(target)
@@ -159,7 +214,12 @@ export function createUpgradeJob (deps: UpgradeJobDeps) {
     }
     await em.transactional(async (tx) => {
       const moved = await transitions.moveIf(tx, actor, target.id, [DURING], { to: 'running' })
-      if (moved === undefined) return
+      if (moved === undefined) {
+        // Taken from the job meanwhile (the abandoned-jobs check): said so rather than left running.
+        finish({ state: 'failed', logTail: logTail(output), failedModules: failedModules(output), error: `${target.name} left the upgrading state before the upgrade was recorded` })
+        await tx.flush()
+        return
+      }
       moved.erpVersion = upgrade.targetVersion
       moved.image = imageFor(deps.imageTemplate, upgrade.targetVersion)
       finish({ state: 'succeeded', logTail: logTail(output), failedModules: failedModules(output), error: null })
@@ -168,61 +228,5 @@ export function createUpgradeJob (deps: UpgradeJobDeps) {
         : `Test upgrade of ${upgrade.instance.name} to ${upgrade.targetVersion} succeeded on its staging copy ${target.name}`)
       await tx.flush()
     })
-
-    /** Records the failure; apply hands the instance to the restore of its rollback point, a test leaves its copy in `error`. */
-    async function fail (error: unknown, out: string): Promise<void> {
-      const message = (error instanceof Error ? error.message : String(error)).slice(0, MESSAGE_MAX)
-      jobLog.warn({ err: error }, 'Upgrade failed')
-      const fields = { logTail: out === '' ? upgrade!.logTail ?? null : logTail(out), failedModules: out === '' ? upgrade!.failedModules : failedModules(out), error: message }
-      if (upgrade!.mode === 'test') {
-        await em.transactional(async (tx) => {
-          await transitions.moveIf(tx, actor, target!.id, [DURING], { to: 'error', message: `Test upgrade to ${upgrade!.targetVersion} failed: ${message}` })
-          finish({ state: 'failed', ...fields })
-          record(tx, 'instance.upgrade_failed', `Test upgrade of ${upgrade!.instance.name} to ${upgrade!.targetVersion} failed: ${message}`)
-          await tx.flush()
-        })
-        return
-      }
-      // The server back on the old version's image: the restore starts what is there.
-      try {
-        const spec = await lifecycle.specOf(em, target!, 'start')
-        const backend = lifecycle.backendOf(target!)
-        await backend.stop(spec)
-        await backend.changeImage?.(spec)
-      } catch (resetError) {
-        jobLog.warn({ err: resetError }, 'The server could not be put back on its old image before the rollback')
-      }
-      await em.transactional(async (tx) => {
-        const moved = await transitions.moveIf(tx, actor, target!.id, [DURING], {
-          to: 'restoring', title: `Upgrade of ${target!.name} to ${upgrade!.targetVersion} failed: rolling back to backup #${upgrade!.rollbackBackupId ?? '?'}`
-        })
-        Object.assign(upgrade!, { ...fields, state: 'running', step: 'rollback' })
-        record(tx, 'instance.upgrade_failed', `Upgrade of ${target!.name} to ${upgrade!.targetVersion} failed: ${message}`)
-        await tx.flush()
-        if (moved !== undefined && upgrade!.rollbackBackupId != null) {
-          const restore: RestoreJobData = { action: 'restore', backupId: upgrade!.rollbackBackupId, tenantId, instanceId: target!.id }
-          await deps.jobs.send(tx, BACKUP_QUEUE, restore)
-        }
-        await deps.jobs.send(tx, UPGRADE_QUEUE, job.data, { startAfter: waitSeconds })
-      })
-      deps.jobs.wake(BACKUP_QUEUE)
-    }
-
-    /** The rollback's restore under way: looked at again later; its end recorded. */
-    async function watchRollback (): Promise<void> {
-      await em.refresh(target!)
-      if (target!.state === 'restoring') return again()
-      await em.transactional(async (tx) => {
-        if (target!.state === 'running') {
-          finish({ state: 'rolled_back' })
-          record(tx, 'instance.upgrade_rolled_back', `Upgrade of ${target!.name} to ${upgrade!.targetVersion} rolled back: it runs ${upgrade!.fromVersion} on the data of backup #${upgrade!.rollbackBackupId ?? '?'}`)
-        } else {
-          const why = `the rollback to backup #${upgrade!.rollbackBackupId ?? '?'} left the instance ${target!.state}${target!.statusMessage == null ? '' : `: ${target!.statusMessage}`}`
-          finish({ state: 'failed', error: `${upgrade!.error ?? 'Upgrade failed'}; ${why}`.slice(0, MESSAGE_MAX) })
-          record(tx, 'instance.upgrade_failed', `Rollback of the upgrade of ${target!.name} failed: ${why}`)
-        }
-        await tx.flush()
-      })
-    }
   }
 }
