@@ -169,3 +169,25 @@ t.test('test mode: a staging copy made and upgraded, the production instance unt
   t.equal(image(context, subdomain), 'odoo:17.0')
   t.equal(kube.erp.version(erpDatabaseNames(await instanceUid(app, id)).database), undefined)
 })
+
+t.test('apply whose upgraded ERP does not answer: rolled back too, back on the old image', async (t) => {
+  const context = await upgradeApp(t)
+  const { kube, app, admin, id, subdomain, namespace } = context
+  const uid = await instanceUid(app, id)
+  const response = await app.inject({ method: 'POST', url: `/api/instances/${id}/upgrade`, headers: bearer(admin.token), payload: { target_version: '18.0', mode: 'apply' } })
+  t.equal(response.statusCode, 202, response.body)
+  const requested = response.json().upgrade
+  await backupCompletes(context, requested.rollback_backup_id)
+  await waitFor(async () => kube.get('Job', namespace, `erp-${subdomain}-upgrade`), slow)
+  // The command succeeds, but the ERP started on the new image answers nothing: the start's checks fail.
+  kube.erp.setAnswering(namespace, `erp-${subdomain}`, false)
+  kube.completeJob(namespace, `erp-${subdomain}-upgrade`)
+  t.equal((await waitForState(app, admin.token, id, ['restoring'], 30_000)).state, 'restoring', 'handed to the restore of the rollback point')
+  kube.erp.setAnswering(namespace, `erp-${subdomain}`, true)
+  await restoreCompletes(context, requested.rollback_backup_id, uid)
+  const done = await upgradeSettles(context, id, requested.id)
+  t.match(done, { state: 'rolled_back' })
+  t.match(done.error, /not reachable|503/, 'the start\'s reason')
+  t.match((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance, { state: 'running', erp_version: '17.0' })
+  t.equal(image(context, subdomain), 'odoo:17.0', 'the Deployment is back on the old image')
+})
