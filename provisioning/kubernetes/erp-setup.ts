@@ -8,7 +8,7 @@ import type { V1Secret } from '@kubernetes/client-node'
 import { OneOffFailedError, type InstanceSpec, type OneOffRun } from '../backend.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import type { KubeJobs } from './jobs.ts'
-import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf, neutralizeJobOf } from './names.ts'
+import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf, neutralizeJobOf, oneOffJobOf } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 import { mebibytes, millicores } from './quantities.ts'
 
@@ -54,7 +54,7 @@ export async function neutralizeOnKubernetes (jobs: KubeJobs, spec: InstanceSpec
  * of its log, or a OneOffFailedError carrying it. A Job an earlier attempt left is deleted first.
  */
 export async function runOneOffOnKubernetes (jobs: KubeJobs, spec: InstanceSpec, options: OneOffOptions, run: OneOffRun): Promise<{ output: string }> {
-  const name = `erp-${spec.subdomain}-${run.name}`
+  const name = oneOffJobOf(spec.subdomain, run.name)
   await jobs.remove(namespaceOf(spec.tenantSubdomain), name)
   return runToItsEnd(jobs, spec, { ...options, ...(run.image === undefined ? {} : { image: run.image }), ...(run.timeoutMs === undefined ? {} : { initTimeoutMs: run.timeoutMs }) },
     { name, command: run.command, what: run.what, tailLines: run.tailLines, failure: (message, log) => new OneOffFailedError(message, log) })

@@ -11,7 +11,7 @@ import { imageFor } from '../image-template.ts'
 import { dataClaimManifest, dbSecretManifest, ingressManifest, serviceManifest } from './instance-manifests.ts'
 import type { KubeJobs } from './jobs.ts'
 import type { KubeApi } from './kube-api.ts'
-import { configSecretOf, dataClaimOf, dbSecretOf, initJobOf, namespaceOf, neutralizeJobOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
+import { configSecretOf, dataClaimOf, dbSecretOf, initJobOf, namespaceOf, neutralizeJobOf, ONE_OFF_RUNS, oneOffJobOf, RESTARTED_AT_ANNOTATION, workloadOf } from './names.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { TenantOps } from './tenant-ops.ts'
 
@@ -83,6 +83,7 @@ export function createInstanceOps (api: KubeApi, tenants: TenantOps, jobs: KubeJ
       await api.remove('Deployment', namespace, name)
       await jobs.remove(namespace, initJobOf(spec.subdomain))
       await jobs.remove(namespace, neutralizeJobOf(spec.subdomain))
+      for (const run of ONE_OFF_RUNS) await jobs.remove(namespace, oneOffJobOf(spec.subdomain, run))
       await api.remove('Secret', namespace, dbSecretOf(spec.subdomain))
       await api.remove('Secret', namespace, configSecretOf(spec.subdomain))
       await api.remove('PersistentVolumeClaim', namespace, dataClaimOf(spec.subdomain))

@@ -34,6 +34,10 @@ export const configSecretOf = (subdomain: string): string => `erp-${subdomain}-c
 export const initJobOf = (subdomain: string): string => `erp-${subdomain}-init`
 /** The one-off Job that neutralizes the ERP's database (a staging copy, before it starts). */
 export const neutralizeJobOf = (subdomain: string): string => `erp-${subdomain}-neutralize`
+/** A one-off Job of the ERP's command line named `run` (ProvisioningBackend.runOneOff), e.g. a version upgrade's. */
+export const oneOffJobOf = (subdomain: string, run: string): string => `erp-${subdomain}-${run}`
+/** The one-off runs an instance may have; removed with it. */
+export const ONE_OFF_RUNS = ['upgrade'] as const
 export const dataClaimOf = (subdomain: string): string => `erp-${subdomain}-data`
 export const tlsSecretOf = (subdomain: string): string => `erp-${subdomain}-tls`
 
