@@ -13,7 +13,8 @@ import { bearer } from '../../../support/accounts.ts'
 import { waitForState } from '../../../support/instances.ts'
 import { instanceUid } from '../../../support/instance-rows.ts'
 import { waitFor } from '../../../support/kube/client-helpers.ts'
-import { kubeApp } from '../../../support/kube-backups.ts'
+import { completedBackup, kubeApp } from '../../../support/kube-backups.ts'
+import { UPGRADE_QUEUE, type UpgradeJobData } from '../../../../plugins/app/upgrades/upgrade.queue.ts'
 import { erpDatabaseNames } from '../../../../provisioning/erp-database.ts'
 import { RESTORE_MARK } from '../../../../provisioning/kubernetes/restore-script.ts'
 import { RESULT_MARK } from '../../../../provisioning/kubernetes/backup-job.ts'
@@ -190,4 +191,29 @@ t.test('apply whose upgraded ERP does not answer: rolled back too, back on the o
   t.match(done.error, /not reachable|503/, 'the start\'s reason')
   t.match((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance, { state: 'running', erp_version: '17.0' })
   t.equal(image(context, subdomain), 'odoo:17.0', 'the Deployment is back on the old image')
+})
+
+t.test('a job that finds the upgrade step already begun (its process died mid-command) does not run the command again: it rolls back', async (t) => {
+  const context = await upgradeApp(t)
+  const { kube, app, admin, id, subdomain, namespace } = context
+  const uid = await instanceUid(app, id)
+  const backupId = await completedBackup(context, id)
+  // What a crashed attempt leaves: the instance held, the upgrade begun, no live job.
+  await app.sql({ text: "UPDATE instances SET state = 'upgrading' WHERE id = $1", values: [id] })
+  const [row] = await app.sql<{ id: string }>({
+    text: `INSERT INTO instance_upgrades (tenant_id, instance_id, from_version, target_version, mode, state, step, rollback_backup_id, started_at, created_at, updated_at)
+      VALUES ($1, $2, '17.0', '18.0', 'apply', 'running', 'upgrade', $3, now(), now(), now()) RETURNING id`,
+    values: [admin.user.tenant_id, id, backupId]
+  })
+  const upgradeId = Number(row?.id)
+  const data: UpgradeJobData = { upgradeId, tenantId: admin.user.tenant_id, instanceId: id }
+  await app.orm.em.fork().transactional(async (tx) => { await app.jobs.send(tx, UPGRADE_QUEUE, data) })
+  app.jobs.wake(UPGRADE_QUEUE)
+
+  t.equal((await waitForState(app, admin.token, id, ['restoring'], 30_000)).state, 'restoring', 'straight to the rollback')
+  t.equal(kube.get('Job', namespace, `erp-${subdomain}-upgrade`), undefined, 'the command is not run a second time')
+  await restoreCompletes(context, backupId, uid)
+  const done = await upgradeSettles(context, id, upgradeId)
+  t.match(done, { state: 'rolled_back', error: /interrupted/ })
+  t.match((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance, { state: 'running', erp_version: '17.0' })
 })
