@@ -217,3 +217,28 @@ t.test('a job that finds the upgrade step already begun (its process died mid-co
   t.match(done, { state: 'rolled_back', error: /interrupted/ })
   t.match((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance, { state: 'running', erp_version: '17.0' })
 })
+
+t.test('a failed test: the upgrade failed with its report, the copy left stopped in error for inspection, production untouched', async (t) => {
+  const context = await upgradeApp(t)
+  const { kube, app, admin, id, subdomain, namespace } = context
+  const response = await app.inject({ method: 'POST', url: `/api/instances/${id}/upgrade`, headers: bearer(admin.token), payload: { target_version: '18.0', mode: 'test' } })
+  t.equal(response.statusCode, 202, response.body)
+  const requested = response.json().upgrade
+  const copyId: number = requested.staging_instance_id
+  const copy = (await app.inject({ method: 'GET', url: `/api/instances/${copyId}`, headers: bearer(admin.token) })).json().instance
+  const backupId: number = (await app.inject({ method: 'GET', url: `/api/instances/${id}/backups`, headers: bearer(admin.token) })).json().backups[0].id
+  await backupCompletes(context, backupId)
+  await restoreCompletes(context, backupId, await instanceUid(app, copyId))
+  await waitFor(async () => kube.get('Job', namespace, `erp-${copy.subdomain}-neutralize`), slow)
+  kube.completeJob(namespace, `erp-${copy.subdomain}-neutralize`)
+  await waitFor(async () => kube.get('Job', namespace, `erp-${copy.subdomain}-upgrade`), slow)
+  kube.setPodLogs(namespace, `erp-${copy.subdomain}-upgrade`, '2026-11-29 05:00:01,000 1 ERROR db odoo.modules.loading: module sale_custom: field "x" does not exist\n')
+  kube.failJob(namespace, `erp-${copy.subdomain}-upgrade`)
+  const done = await upgradeSettles(context, id, requested.id)
+  t.match(done, { state: 'failed', failed_modules: ['sale_custom'], error: /upgrade Job .* failed/ })
+  const after = (await app.inject({ method: 'GET', url: `/api/instances/${copyId}`, headers: bearer(admin.token) })).json().instance
+  t.match(after, { state: 'error', erp_version: '17.0', status_message: /Test upgrade to 18\.0 failed/ }, 'the copy stays, in error, for inspection')
+  t.equal(kube.get('Deployment', namespace, `erp-${copy.subdomain}`)?.spec?.replicas, 0, 'stopped')
+  t.match((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance, { state: 'running', erp_version: '17.0' }, 'production untouched')
+  t.equal(image(context, subdomain), 'odoo:17.0')
+})
