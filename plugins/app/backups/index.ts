@@ -49,7 +49,8 @@ export default fp(async (fastify) => {
     databases: fastify.instances.databases,
     lifecycle: fastify.instances.lifecycle,
     log: fastify.log.child({ component: 'restore-jobs' }),
-    jobs: fastify.jobs
+    jobs: fastify.jobs,
+    imageTemplate: config.ERP_IMAGE
   })
   // A restore (in place or as a new instance) holds its instance `restoring`: one whose job ended without finishing goes to `error`.
   fastify.instances.sweepAbandoned(BACKUP_QUEUE.name, ['restoring'])

@@ -37,6 +37,7 @@ import type { SystemActor } from '../../../lib/actor.ts'
 import { scopedEntityManager } from '../../../database/tenancy.ts'
 import type { InstanceSpec } from '../../../provisioning/backend.ts'
 import { ArchiveCorruptError, type RestoreAsCopy } from '../../../provisioning/backup-runner.ts'
+import { imageFor } from '../../../provisioning/image-template.ts'
 import type { ActivityService } from '../activity/activity.service.ts'
 import type { ActivityType } from '../activity/activity-types.ts'
 import type { ErpDatabasesPort } from '../instances/erp-databases-port.ts'
@@ -67,6 +68,8 @@ export interface RestoreJobDeps {
   log: FastifyBaseLogger
   /** Sends a staging copy's restore again while the backup it waits for is under way. */
   jobs: Pick<Jobs, 'send' | 'wake'>
+  /** ERP_IMAGE: the image an instance that takes its backup's ERP version records. */
+  imageTemplate?: string
 }
 
 /** The state a restore holds the instance in: the waits end once it is left. */
@@ -120,6 +123,19 @@ export function createRestoreJob (deps: RestoreJobDeps) {
       await lifecycle.neutralize(instance, spec)
       await em.nativeUpdate(Instance, { id: instance.id }, { neutralizedAt: new Date() })
     }
+    /**
+     * The data is now the backup's: an instance on another ERP version (upgraded since the backup, or a
+     * staging copy whose test upgrade succeeded) takes the backup's version and its image before it
+     * starts, so one version's server never runs on another version's database.
+     */
+    const takeBackupVersion = async (spec: InstanceSpec): Promise<void> => {
+      if (spec.erpVersion === backup.erpVersion) return
+      spec.erpVersion = backup.erpVersion
+      await lifecycle.backendOf(instance).changeImage?.(spec)
+      const image = deps.imageTemplate === undefined ? instance.image : imageFor(deps.imageTemplate, backup.erpVersion)
+      await em.nativeUpdate(Instance, { id: instance.id }, { erpVersion: backup.erpVersion, image })
+      Object.assign(instance, { erpVersion: backup.erpVersion, image })
+    }
     /** A copy's filestore is renamed after its own database, and its database gets its own identity. */
     const copy: RestoreAsCopy | undefined = target !== undefined ? { sourceDatabase: databases.namesFor(backup.instance.uid).database } : undefined
     const record = (tx: EntityManager, type: ActivityType, title: string): void => {
@@ -150,6 +166,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
           const staged = await databases.stage(instance.uid)
           await cluster.restore(spec, pgMajor, { backupId: backup.id, key, sha256: backup.archiveSha256 ?? '', database: staged.name, ...(copy === undefined ? {} : { copy }) })
           await promoteThenSettle((keep) => cluster.settleFilestore(spec, pgMajor, keep))
+          await takeBackupVersion(spec)
           await neutralize(spec)
         })
       } else {
@@ -164,6 +181,7 @@ export function createRestoreJob (deps: RestoreJobDeps) {
             await runner.restoreDatabase({ ...spec, database: staged }, pgMajor, join(scratch.dir, PARTS.database), copy)
             await runner.importFilestore(spec, pgMajor, join(scratch.dir, PARTS.filestore), copy)
             await promoteThenSettle((keep) => runner.settleFilestore(spec, pgMajor, keep))
+            await takeBackupVersion(spec)
             await neutralize(spec)
           })
         } finally {

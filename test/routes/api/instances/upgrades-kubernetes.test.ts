@@ -101,6 +101,14 @@ t.test('apply that succeeds: rollback point first, the command as a Job from the
   const list = (await app.inject({ method: 'GET', url: `/api/instances/${id}/upgrades`, headers: bearer(admin.token) })).json()
   t.same(list.upgrades.map((u: { id: number }) => u.id), [requested.id])
   t.match(list.pagination, { page: 1, total: 1 })
+
+  // Restoring the rollback point later brings its version back with its data: never 18.0's server on 17.0's database.
+  const restore = await app.inject({ method: 'POST', url: `/api/instances/${id}/backups/${requested.rollback_backup_id}/restore`, headers: bearer(admin.token), payload: { mode: 'replace', confirm: subdomain } })
+  t.equal(restore.statusCode, 202, restore.body)
+  await restoreCompletes(context, requested.rollback_backup_id, uid)
+  t.equal((await waitForState(app, admin.token, id, ['running'], 30_000)).state, 'running')
+  t.equal((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance.erp_version, '17.0', 'the backup\'s version')
+  t.equal(image(context, subdomain), 'odoo:17.0', 'and its image')
 })
 
 t.test('apply whose command fails: the rollback point is restored in place and the instance runs its old version again', async (t) => {
