@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
-import { moduleWatch } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
@@ -29,6 +29,6 @@ export const instanceModuleTools = [
       const { module, created } = await app.erp.modules.assign(scope, id, moduleId)
       return { module, queued: created }
     },
-    follow: ({ instance_id: id, module_id: moduleId }, first) => moduleWatch(id, moduleId, first)
+    follow: ({ instance_id: id, module_id: moduleId }, first) => watchOf({ kind: 'module', instanceId: id, moduleId }, first)
   })
 ]
