@@ -247,3 +247,22 @@ t.test('a grant lowered below the starting tool, or bound to other instances, ca
   t.match(again.json?.result, { taskId }, 'raised again, it follows it again: the id was never the problem')
   await endBackup(await newestBackup())
 })
+
+t.test('stop_instance as a task ends with the instance as get_instance reads it; asking again starts nothing and answers at once', async (t) => {
+  const agent = await connectAgent(admin, 'Stopping agent')
+  const id = await runningInstance()
+  const started = await raw(agent.accessToken, 'tools/call', { name: 'stop_instance', arguments: { instance_id: id } })
+  t.match(started.json?.result, { resultType: 'task', status: 'working' })
+  const { taskId } = started.json.result as { taskId: string }
+  const ended = await waitFor(async () => {
+    const answer = await raw(agent.accessToken, 'tasks/get', { taskId })
+    return answer.json?.result?.status === 'working' ? undefined : answer.json.result
+  }, slow)
+  t.match(ended, { status: 'completed', statusMessage: 'Instance stopped', result: { resultType: 'complete', structuredContent: { queued: true, instance: { id, state: 'stopped' } } } })
+  const rest = await restCall(app, admin.token, 'GET', `/api/instances/${id}`)
+  t.same(ended.result.structuredContent.instance, rest.data.instance, 'the instance in full, as get_instance answers it')
+  t.same(JSON.parse(ended.result.content[0].text), ended.result.structuredContent, 'the text is the same answer')
+
+  const again = await raw(agent.accessToken, 'tools/call', { name: 'stop_instance', arguments: { instance_id: id } })
+  t.match(again.json?.result, { resultType: 'complete', structuredContent: { queued: false, instance: { state: 'stopped' } } }, 'nothing started, so no task')
+})
