@@ -94,21 +94,25 @@ function taskOf (context: ToolContext, key: Buffer, ctx: ServerContext, taskId: 
   return { claims, watch }
 }
 
-/** The followed row (instance, backup, module, addon source) in the answer, for its reason and its update time. */
-function entityOf (result: Record<string, unknown>): Record<string, unknown> | undefined {
-  return Object.values(result).find((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && ('state' in value))
+/** The followed row in the answer as read again (the instance, backup, module or addon source), for its reason and its update time. */
+function entityOf (watch: JobWatch, result: Record<string, unknown>): Record<string, unknown> | undefined {
+  const key = FRESH_KEY[watch.subject.kind]
+  const value = key === undefined ? undefined : result[key]
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
 }
 
-/** The snapshot's line, with the reason the row gives when the job ended badly (`error`, `status_message`). */
-function statusMessageOf (snapshot: JobSnapshot): string {
-  const entity = entityOf(snapshot.result)
+/** The snapshot's line, with the reason the row gives when the job ended badly (`error`, or an instance's `status_message`). */
+function statusMessageOf (entity: Record<string, unknown> | undefined, snapshot: JobSnapshot): string {
   const reason = entity?.error ?? (entity?.state === 'error' ? entity.status_message : undefined)
   return snapshot.done && typeof reason === 'string' && reason !== '' ? `${snapshot.message}: ${reason}` : snapshot.message
 }
 
-function lastUpdateOf (result: Record<string, unknown>, createdAt: number): number {
-  const updated = Date.parse(String(entityOf(result)?.updated_at ?? ''))
-  return Number.isFinite(updated) && updated > createdAt ? updated : createdAt
+/** The row's latest own time (`updated_at`, a backup's `started_at` / `completed_at`…) when later than the start; else the start. */
+function lastUpdateOf (entity: Record<string, unknown> | undefined, createdAt: number): number {
+  const times = ['updated_at', 'started_at', 'completed_at', 'installed_at', 'last_synced_at']
+    .map((name) => Date.parse(String(entity?.[name] ?? '')))
+    .filter((time) => Number.isFinite(time))
+  return Math.max(createdAt, ...times)
 }
 
 /**
@@ -127,9 +131,10 @@ async function getTask (context: ToolContext, key: Buffer, ctx: ServerContext, t
     // The row is gone (e.g. the backup was deleted): the tool's read answers that error, so the task completes with it.
     return { ...taskFields(taskId, claims.createdAt, Date.now()), status: 'completed', statusMessage: `${body.code}: ${body.message}`, result: { resultType: 'complete', ...errorResult(body) } }
   }
-  const fields = taskFields(taskId, claims.createdAt, lastUpdateOf(snapshot.result, claims.createdAt))
+  const entity = entityOf(watch, snapshot.result)
+  const fields = taskFields(taskId, claims.createdAt, lastUpdateOf(entity, claims.createdAt))
   if (!snapshot.done) return { ...fields, status: 'working', statusMessage: snapshot.message }
-  return { ...fields, status: 'completed', statusMessage: statusMessageOf(snapshot), result: { resultType: 'complete', ...toolAnswer(snapshot.result) } }
+  return { ...fields, status: 'completed', statusMessage: statusMessageOf(entity, snapshot), result: { resultType: 'complete', ...toolAnswer(snapshot.result) } }
 }
 
 /** `params` of the `tasks/*` requests: a `taskId` string (other members, e.g. `_meta`, pass). */

@@ -132,7 +132,12 @@ t.test('server/discover offers the extension; a task-taking client follows creat
 
   const done = await raw(agent.accessToken, 'tasks/get', { taskId: handle.taskId })
   t.match(done.json?.result, { status: 'completed', statusMessage: 'Backup completed', result: { structuredContent: { backup: { state: 'completed' } } } })
-  t.ok(Date.parse(done.json.result.lastUpdatedAt) >= Date.parse(done.json.result.createdAt), 'last updated after it was created')
+  t.equal(Date.parse(done.json.result.lastUpdatedAt), Math.max(Date.parse(done.json.result.createdAt), Date.parse(rest.data.backup.completed_at)), 'last updated: when the backup completed')
+
+  // The backup's row gone meanwhile: the read tool would answer BACKUP_NOT_FOUND, and so does the task's result.
+  await app.sql({ text: 'DELETE FROM backups WHERE id = $1', values: [backupId] })
+  const gone = await raw(agent.accessToken, 'tasks/get', { taskId: handle.taskId })
+  t.match(gone.json?.result, { status: 'completed', statusMessage: /^BACKUP_NOT_FOUND: /, result: { resultType: 'complete', isError: true, structuredContent: { error: { code: 'BACKUP_NOT_FOUND' } } } })
 
   const calls = await app.sql<{ tool: string, outcome: string }>({ text: 'SELECT tool, outcome FROM agent_tool_calls WHERE grant_id = $1 ORDER BY id', values: [agent.grantId] })
   t.same(calls, [{ tool: 'create_backup', outcome: 'ok' }], 'the starting call is recorded, as without tasks')
