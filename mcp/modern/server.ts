@@ -81,7 +81,8 @@ class TaskingServer extends Server {
 
 /**
  * The v2 SDK server of one 2026-07-28 request, on the same registry as the 2025 server
- * (mcp/mcp-server.ts): same tools per grant, same audit, same errors as tool results. The SDK
+ * (mcp/mcp-server.ts): same tools per grant, same audit, same errors as tool results; plus the
+ * Tasks extension for a client that declares it (mcp/modern/tasks.ts). The SDK
  * answers `server/discover` from its info, capabilities and instructions, and stamps
  * `resultType`, `ttlMs` and `cacheScope`.
  */
