@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { scopedEntityManager } from '../database/tenancy.ts'
 import { userScope } from '../lib/call-scope.ts'
 import type { ToolContext } from './tools/tool.ts'
+import type { WatchSubject } from './tools/job-watches.ts'
 
 /** Where a followed job stands: its end state reached or not, a short line for the person, the tool's answer as it is now. */
 export interface JobSnapshot {
@@ -14,6 +15,8 @@ export interface JobSnapshot {
 
 /** What a tool that started a job hands over to be followed: how to read it, and what to poll once the wait runs out. */
 export interface JobWatch {
+  /** What is followed, as data (a task id carries it). */
+  subject: WatchSubject
   poll: { tool: string, arguments: Record<string, unknown> }
   read: (context: ToolContext) => Promise<JobSnapshot>
 }

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { isToolQuestion, type ToolQuestion, type ToolRegistry, type ToolResult } from './tool-registry.ts'
+import { isToolQuestion, isToolTask, type ToolOutcome, type ToolRegistry, type ToolResult } from './tool-registry.ts'
 import type { ProgressChannel } from './job-progress.ts'
 import type { ToolContext } from './tools/tool.ts'
 
@@ -21,9 +21,10 @@ const INSTRUCTIONS = 'Tools for one company account of a hosted-ERP service, act
 // The server makes a new Ajv (a costly object) per instance unless given one; it only uses it for elicitation.
 const sharedValidator = new AjvJsonSchemaValidator()
 
-/** 2025-era calls carry no way to ask the person (no `personPrompt`), so a tool never answers a question here. */
-function asResult (outcome: ToolResult | ToolQuestion): ToolResult {
+/** 2025-era calls carry no way to ask the person (no `personPrompt`) nor to take a task (no `startTask`), so a tool answers neither here. */
+function asResult (outcome: ToolOutcome): ToolResult {
   if (isToolQuestion(outcome)) throw new McpError(ErrorCode.InternalError, 'A tool asked the person on a 2025-era call')
+  if (isToolTask(outcome)) throw new McpError(ErrorCode.InternalError, 'A tool answered a task on a 2025-era call')
   return outcome
 }
 

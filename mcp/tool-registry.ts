@@ -31,7 +31,16 @@ export interface ToolQuestion {
   question: QuestionForPerson
 }
 
-export const isToolQuestion = (outcome: ToolResult | ToolQuestion): outcome is ToolQuestion => 'question' in outcome
+export const isToolQuestion = (outcome: ToolOutcome): outcome is ToolQuestion => 'question' in outcome
+
+/** A job-starting call answered with a task (MCP 2026-07-28 Tasks extension, mcp/modern/tasks.ts): the job was started, `task` is the CreateTaskResult. */
+export interface ToolTask {
+  task: Record<string, unknown>
+}
+
+export const isToolTask = (outcome: ToolOutcome): outcome is ToolTask => 'task' in outcome && !('content' in outcome)
+
+export type ToolOutcome = ToolResult | ToolQuestion | ToolTask
 
 /** The audit outcome of a call answered with a question for the person. */
 export const ASKED_OUTCOME = 'input_required'
@@ -43,6 +52,16 @@ export type ToolCallAudit = (actor: UserActor, call: ToolCallRecord) => Promise<
 
 type ObjectSchema = { type: 'object', [keyword: string]: unknown }
 
+/** A tool's answer as a CallToolResult: the object as `structuredContent`, and as JSON text. */
+export const toolAnswer = (result: Record<string, unknown>): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result })
+
+/** A failed tool's CallToolResult: `isError`, the REST envelope's code and message. */
+export const errorResult = (body: { code: string, message: string }): ToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: `${body.code}: ${body.message}` }],
+  structuredContent: { success: false, error: body }
+})
+
 /** JSON Schema as plain data: TypeBox's symbol-keyed markers dropped, an object schema as MCP requires. */
 function toInputSchema (tool: ToolDefinition): ObjectSchema {
   const schema = JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>
@@ -50,12 +69,18 @@ function toInputSchema (tool: ToolDefinition): ObjectSchema {
   return schema as ObjectSchema
 }
 
-/** A job-starting tool called with a `progressToken` waits for its job, sending progress (mcp/job-progress.ts); otherwise its first answer. */
-async function followWhenAsked (tool: ToolDefinition, input: unknown, first: Record<string, unknown>, context: ToolContext): Promise<Record<string, unknown>> {
-  if (context.progress === undefined || tool.follow === undefined) return first
+/**
+ * A job-starting tool called by a client that takes tasks answers a task that follows its job;
+ * called with a `progressToken`, it waits for its job, sending progress (mcp/job-progress.ts);
+ * otherwise (or when it started nothing) its first answer.
+ */
+async function followWhenAsked (tool: ToolDefinition, input: unknown, first: Record<string, unknown>, context: ToolContext): Promise<{ answer: Record<string, unknown> } | ToolTask> {
+  if ((context.progress === undefined && context.startTask === undefined) || tool.follow === undefined) return { answer: first }
   const watch = tool.follow(input as never, first)
-  if (watch === undefined) return first
-  return followJob(watch, first, context, context.progress, { maxSeconds: context.app.config.MCP_PROGRESS_MAX_SECONDS })
+  if (watch === undefined) return { answer: first }
+  if (context.startTask !== undefined) return { task: context.startTask(tool.name, watch, first) }
+  if (context.progress === undefined) return { answer: first }
+  return { answer: await followJob(watch, first, context, context.progress, { maxSeconds: context.app.config.MCP_PROGRESS_MAX_SECONDS }) }
 }
 
 /**
@@ -87,14 +112,10 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
   function failure (error: unknown, name: string, context: ToolContext): ToolResult {
     const { status, body } = toErrorBody(error as FastifyError)
     if (status >= 500) logError(error, name, context)
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${body.code}: ${body.message}` }],
-      structuredContent: { success: false, error: body }
-    }
+    return errorResult(body)
   }
 
-  async function run (entry: { tool: ToolDefinition, validate: ValidateFunction }, input: unknown, context: ToolContext): Promise<ToolResult | ToolQuestion> {
+  async function run (entry: { tool: ToolDefinition, validate: ValidateFunction }, input: unknown, context: ToolContext): Promise<ToolOutcome> {
     const { actor } = context.scope
     try {
       assertMayUse(actor, entry.tool.name)
@@ -106,8 +127,9 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       const instanceId = (prepared as { instance_id?: unknown }).instance_id
       if (typeof instanceId === 'number' || typeof instanceId === 'string') assertInstanceVisible(actor, instanceId)
       const first = await entry.tool.run(context, prepared as never)
-      const result = await followWhenAsked(entry.tool, prepared, first, context)
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+      const followed = await followWhenAsked(entry.tool, prepared, first, context)
+      if ('task' in followed) return followed
+      return toolAnswer(followed.answer)
     } catch (error) {
       if (error instanceof PersonMustAnswer) return { question: error.question }
       return failure(error, entry.tool.name, context)
@@ -119,8 +141,11 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     list: (actor: UserActor): ListedTool[] => listed.filter((tool) => mayUse(actor, tool.name)),
     has: (name: string): boolean => byName.has(name),
 
-    /** Runs a tool: its result, or (only when `context.personPrompt` is set) a question for the person. */
-    async call (name: string, args: unknown, context: ToolContext): Promise<ToolResult | ToolQuestion> {
+    /**
+     * Runs a tool: its result, or (only when `context.personPrompt` is set) a question for the
+     * person, or (only when `context.startTask` is set) the task following the job it started.
+     */
+    async call (name: string, args: unknown, context: ToolContext): Promise<ToolOutcome> {
       const entry = byName.get(name)
       if (entry === undefined) throw new Error(`Unknown tool ${name}`)
       // The arguments were parsed for this request alone: validation may fill defaults in place.
@@ -130,7 +155,7 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
       if (audit !== undefined) {
         const outcome = isToolQuestion(result)
           ? ASKED_OUTCOME
-          : result.isError === true ? String((result.structuredContent.error as { code?: unknown } | undefined)?.code ?? 'ERROR') : 'ok'
+          : isToolTask(result) || result.isError !== true ? 'ok' : String((result.structuredContent.error as { code?: unknown } | undefined)?.code ?? 'ERROR')
         await audit(context.scope.actor, {
           tool: name,
           arguments: summariseArguments(input, listed.find((tool) => tool.name === name)?.inputSchema),

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
-import { addonSourceWatch } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 export const addonSourceTools = [
@@ -43,6 +43,6 @@ export const addonSourceTools = [
     input: Type.Object({ addon_source_id: BigInt53({ minimum: 1, description: 'The addon source id, an integer (from list_addon_sources)' }) }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     run: async ({ app, scope }, { addon_source_id: id }) => ({ addon_source: await app.addonSources.sync(scope, id) }),
-    follow: ({ addon_source_id: id }) => addonSourceWatch(id)
+    follow: ({ addon_source_id: id }) => watchOf({ kind: 'addon_source', sourceId: id }, {})
   })
 ]

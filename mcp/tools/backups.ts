@@ -3,7 +3,7 @@ import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { BackupScheduleBody } from '../../schemas/backups.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
-import { backupWatch, instanceWatch } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
@@ -12,7 +12,7 @@ const BackupRef = Type.Object({ instance_id: instanceId, backup_id: backupId }, 
 const InstanceRef = Type.Object({ instance_id: instanceId }, { additionalProperties: false })
 
 /** A restore answers `{ backup, instance_id, instance_state }`: followed on the restored instance's state. */
-const restoredInstance = (first: Record<string, unknown>) => instanceWatch(first.instance_id as number, (state) => ({ ...first, instance_state: state }))
+const restoredInstance = (first: Record<string, unknown>) => watchOf({ kind: 'restored_instance', instanceId: first.instance_id as number }, first)
 
 export const backupTools = [
   defineTool({
@@ -24,7 +24,7 @@ export const backupTools = [
     input: InstanceRef,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, scope }, { instance_id: id }) => ({ backup: await app.backups.archives.create(scope, id) }),
-    follow: ({ instance_id: id }, first) => backupWatch(id, (first.backup as { id: number }).id)
+    follow: ({ instance_id: id }, first) => watchOf({ kind: 'backup', instanceId: id, backupId: (first.backup as { id: number }).id }, first)
   }),
 
   defineTool({

@@ -1,23 +1,10 @@
 import { Type } from 'typebox'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
-import type { JobWatch } from '../job-progress.ts'
-import { moduleWatch } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
-
-/** Follows an uninstall (mcp/job-progress.ts) until the module is no longer `uninstalling`. */
-function uninstallWatch (id: number, moduleId: number, first: Record<string, unknown>): JobWatch {
-  return {
-    poll: { tool: 'list_instance_modules', arguments: { instance_id: id } },
-    read: async ({ app, scope }) => {
-      const module = (await app.erp.modules.list(scope, id)).find((row) => row.module_id === moduleId)
-      if (module === undefined) return { done: true, message: 'Module no longer assigned', result: first }
-      return { done: module.state !== 'uninstalling', message: `Module ${module.technical_name} ${module.state}`, result: { ...first, module } }
-    }
-  }
-}
 
 export const instanceModuleTools = [
   defineTool({
@@ -43,7 +30,7 @@ export const instanceModuleTools = [
       const { module, created } = await app.erp.modules.assign(scope, id, moduleId)
       return { module, queued: created }
     },
-    follow: ({ instance_id: id, module_id: moduleId }, first) => moduleWatch(id, moduleId, first)
+    follow: ({ instance_id: id, module_id: moduleId }, first) => watchOf({ kind: 'module', instanceId: id, moduleId }, first)
   }),
 
   defineTool({
@@ -71,6 +58,6 @@ export const instanceModuleTools = [
       })
       return await app.erp.modules.uninstall(scope, id, moduleId)
     },
-    follow: ({ instance_id: id, module_id: moduleId }, first) => uninstallWatch(id, moduleId, first)
+    follow: ({ instance_id: id, module_id: moduleId }, first) => watchOf({ kind: 'module_uninstall', instanceId: id, moduleId }, first)
   })
 ]

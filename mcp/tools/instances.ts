@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
-import { instanceWatch, withInstance } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
 
 const InstanceRef = Type.Object({
@@ -26,7 +26,7 @@ const lifecycleTools = (Object.keys(ACTIONS) as Array<keyof typeof ACTIONS>).map
   input: InstanceRef,
   annotations: action === 'stop' ? { ...LIFECYCLE, destructiveHint: true } : LIFECYCLE,
   run: async ({ app, scope }, { instance_id: id }) => app.instances.request(scope, id, action),
-  follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
+  follow: ({ instance_id: id }, first) => first.queued === true ? watchOf({ kind: 'instance', instanceId: id }, first) : undefined
 }))
 
 export const instanceTools = [
@@ -70,7 +70,7 @@ export const instanceTools = [
     input: CreateInstanceBody,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, scope }, input) => ({ instance: await app.instances.create(scope, input) }),
-    follow: (_input, first) => instanceWatch((first.instance as { id: number }).id, withInstance(first))
+    follow: (_input, first) => watchOf({ kind: 'instance', instanceId: (first.instance as { id: number }).id }, first)
   }),
 
   ...lifecycleTools,
@@ -95,6 +95,6 @@ export const instanceTools = [
       })
       return context.app.instances.request(context.scope, id, 'delete')
     },
-    follow: ({ instance_id: id }, first) => first.queued === true ? instanceWatch(id, withInstance(first)) : undefined
+    follow: ({ instance_id: id }, first) => first.queued === true ? watchOf({ kind: 'instance', instanceId: id }, first) : undefined
   })
 ]

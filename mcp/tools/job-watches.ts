@@ -9,6 +9,36 @@ import type { JobWatch } from '../job-progress.ts'
  * same services as the read tools an agent would otherwise poll.
  */
 
+/**
+ * What a watch follows, as plain data: a 2026-07-28 task id carries it (mcp/modern/task-id.ts) so
+ * `tasks/get` rebuilds the same watch with `watchOf` on any replica, with nothing kept in memory.
+ * `restored_instance` is the instance a restore works on, answered `{ …, instance_state }`.
+ */
+export type WatchSubject =
+  | { kind: 'instance', instanceId: number }
+  | { kind: 'restored_instance', instanceId: number }
+  | { kind: 'backup', instanceId: number, backupId: number }
+  | { kind: 'module', instanceId: number, moduleId: number }
+  | { kind: 'module_uninstall', instanceId: number, moduleId: number }
+  | { kind: 'addon_source', sourceId: number }
+
+/** The key of the tool's answer each watch reads afresh: a task id need not carry it. */
+export const FRESH_KEY: Record<WatchSubject['kind'], string | undefined> = {
+  instance: 'instance', restored_instance: undefined, backup: 'backup', module: 'module', module_uninstall: 'module', addon_source: 'addon_source'
+}
+
+/** The watch of a job from the tool's first answer (or what a task id kept of it). */
+export function watchOf (subject: WatchSubject, first: Record<string, unknown>): JobWatch {
+  switch (subject.kind) {
+    case 'instance': return instanceWatch(subject, withInstance(first))
+    case 'restored_instance': return instanceWatch(subject, (state) => ({ ...first, instance_state: state }))
+    case 'backup': return backupWatch(subject)
+    case 'module': return moduleWatch(subject, first, INSTALL_AT_WORK)
+    case 'module_uninstall': return moduleWatch(subject, first, UNINSTALL_AT_WORK)
+    case 'addon_source': return addonSourceWatch(subject)
+  }
+}
+
 /** An instance is at work while it is in a transitional state or `restoring`. */
 const atWork = (state: InstanceState) => state === 'restoring' || state === 'upgrading' || TRANSITIONAL_STATES.includes(state)
 
@@ -16,8 +46,10 @@ const atWork = (state: InstanceState) => state === 'restoring' || state === 'upg
  * Follows an instance's state (`get_instance_status`'s read) until it settles; `answer`
  * builds the tool's answer from the state while it works and from the instance in full at the end.
  */
-export function instanceWatch (instanceId: number, answer: (state: InstanceState, instance?: Record<string, unknown>) => Record<string, unknown>): JobWatch {
+function instanceWatch (subject: WatchSubject & { instanceId: number }, answer: (state: InstanceState, instance?: Record<string, unknown>) => Record<string, unknown>): JobWatch {
+  const { instanceId } = subject
   return {
+    subject,
     poll: { tool: 'get_instance_status', arguments: { instance_id: instanceId } },
     read: async ({ app, scope }) => {
       const { state } = await app.instances.status(scope, instanceId)
@@ -29,15 +61,17 @@ export function instanceWatch (instanceId: number, answer: (state: InstanceState
 }
 
 /** The instance-shaped answer (`{ instance }`, maybe with more fields) with the state as read now. */
-export function withInstance (first: Record<string, unknown>) {
+function withInstance (first: Record<string, unknown>) {
   return (state: InstanceState, instance?: Record<string, unknown>) => ({
     ...first,
     instance: instance ?? { ...first.instance as Record<string, unknown>, state, status: state }
   })
 }
 
-export function backupWatch (instanceId: number, backupId: number): JobWatch {
+function backupWatch (subject: Extract<WatchSubject, { kind: 'backup' }>): JobWatch {
+  const { instanceId, backupId } = subject
   return {
+    subject,
     poll: { tool: 'get_backup', arguments: { instance_id: instanceId, backup_id: backupId } },
     read: async ({ app, scope }) => {
       const backup = await app.backups.archives.get(scope, instanceId, backupId)
@@ -47,21 +81,27 @@ export function backupWatch (instanceId: number, backupId: number): JobWatch {
   }
 }
 
-const MODULE_AT_WORK = new Set(['queued', 'installing'])
+const INSTALL_AT_WORK = new Set(['queued', 'installing'])
+const UNINSTALL_AT_WORK = new Set(['uninstalling'])
 
-export function moduleWatch (instanceId: number, moduleId: number, first: Record<string, unknown>): JobWatch {
+/** An install or uninstall: the module's row until it is no longer at work (`atWork`). */
+function moduleWatch (subject: Extract<WatchSubject, { kind: 'module' | 'module_uninstall' }>, first: Record<string, unknown>, atWork: ReadonlySet<string>): JobWatch {
+  const { instanceId, moduleId } = subject
   return {
+    subject,
     poll: { tool: 'list_instance_modules', arguments: { instance_id: instanceId } },
     read: async ({ app, scope }) => {
       const module = (await app.erp.modules.list(scope, instanceId)).find((row) => row.module_id === moduleId)
       if (module === undefined) return { done: true, message: 'Module no longer assigned', result: first }
-      return { done: !MODULE_AT_WORK.has(module.state), message: `Module ${module.technical_name} ${module.state}`, result: { ...first, module } }
+      return { done: !atWork.has(module.state), message: `Module ${module.technical_name} ${module.state}`, result: { ...first, module } }
     }
   }
 }
 
-export function addonSourceWatch (sourceId: number): JobWatch {
+function addonSourceWatch (subject: Extract<WatchSubject, { kind: 'addon_source' }>): JobWatch {
+  const { sourceId } = subject
   return {
+    subject,
     poll: { tool: 'list_addon_sources', arguments: {} },
     read: async ({ app, scope }) => {
       const source = await app.addonSources.get(scope, sourceId)

@@ -3,7 +3,7 @@ import { BigInt53 } from '../../schemas/common.ts'
 import { CreateStagingBody } from '../../schemas/instances.ts'
 import { InstanceNotStaging } from '../../plugins/app/staging/staging.errors.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
-import { instanceWatch, withInstance } from './job-watches.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
@@ -26,7 +26,7 @@ export const stagingTools = [
     }, { additionalProperties: false }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ app, scope }, { instance_id: id, ...request }) => ({ instance: await app.staging.create(scope, id, request) }),
-    follow: (_input, first) => instanceWatch((first.instance as { id: number }).id, withInstance(first))
+    follow: (_input, first) => watchOf({ kind: 'instance', instanceId: (first.instance as { id: number }).id }, first)
   }),
 
   defineTool({
@@ -52,6 +52,6 @@ export const stagingTools = [
       })
       return { instance: await app.staging.refresh(scope, id) }
     },
-    follow: ({ instance_id: id }, first) => instanceWatch(id, withInstance(first))
+    follow: ({ instance_id: id }, first) => watchOf({ kind: 'instance', instanceId: id }, first)
   })
 ]

@@ -17,6 +17,11 @@ export interface ToolContext {
   progress?: ProgressChannel
   /** Set on MCP 2026-07-28 when the client declared form elicitation: a destructive tool asks the person (mcp/confirmation.ts). */
   personPrompt?: PersonPrompt
+  /**
+   * Set on MCP 2026-07-28 when the client declared the Tasks extension (mcp/modern/tasks.ts): a tool
+   * that started a job answers the task this makes (a CreateTaskResult) instead of following it.
+   */
+  startTask?: (tool: string, watch: JobWatch, first: Record<string, unknown>) => Record<string, unknown>
 }
 
 export interface ToolAnnotations {

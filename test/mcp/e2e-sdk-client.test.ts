@@ -23,7 +23,8 @@ const TOOLS = [
   'list_users', 'invite_user',
   'create_backup', 'list_backups', 'get_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'get_backup_schedule', 'set_backup_schedule',
   'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module', 'uninstall_module',
-  'list_addon_sources', 'add_addon_source', 'sync_addon_source'
+  'list_addon_sources', 'add_addon_source', 'sync_addon_source',
+  'create_staging_copy', 'refresh_staging_copy'
 ]
 
 const so = await startSingleOrigin(t)

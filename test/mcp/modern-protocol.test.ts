@@ -41,7 +41,7 @@ t.test('server/discover answers the server, its capabilities, instructions and t
   t.equal(answer.status, 200)
   const { result } = answer.json
   t.same(result.supportedVersions, [MODERN], 'the 2026-07-28 revision (2025 ones are negotiated by initialize)')
-  t.same(result.capabilities, { tools: { listChanged: false } })
+  t.same(result.capabilities, { tools: { listChanged: false }, extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'tools, and the Tasks extension')
   t.match(result.instructions, /Start with whoami.*form elicitation/)
   t.match(result._meta['io.modelcontextprotocol/serverInfo'], { name: 'erp-portal', version: String })
   t.equal(result.resultType, 'complete')

@@ -11,28 +11,33 @@ export interface SubscriptionSize {
   instances: number
 }
 
+const HELD = `tenant_id = ? AND state NOT IN (${sqlStates(RELEASED_STATES)})`
+
+/** With a subscription: its own numbers, plus the staging copies it holds that its plan lets take no slot. */
 const SUBSCRIPTION_SIZE = `
-SELECT s.workers, s.storage + p.storage_limit_gb AS storage_gb, s.instances
+SELECT s.workers, s.storage + p.storage_limit_gb AS storage_gb,
+  s.instances + CASE WHEN p.staging_counts_in_limit THEN 0
+    ELSE (SELECT count(*) FROM instances WHERE kind = 'staging' AND ${HELD}) END AS instances
 FROM subscriptions s JOIN plans p ON p.id = s.plan_id
 WHERE s.tenant_id = ? AND ${SUBSCRIPTION_BINDS}`
 
 /** Before any subscription: small instances, one unless the tenant has more (see subscriptionSize). */
 export const NO_SUBSCRIPTION: SubscriptionSize = { workers: 0, storageGb: 10, instances: 1 }
 
-const HELD_INSTANCES = `SELECT count(*)::int AS n FROM instances WHERE tenant_id = ? AND state NOT IN (${sqlStates(RELEASED_STATES)})`
+const HELD_INSTANCES = `SELECT count(*)::int AS n FROM instances WHERE ${HELD}`
 
 /**
  * What the tenant's subscription buys. Before any subscription the number of instances is not
- * limited (limits.service.ts), and staging copies may take no slot of the plan, so the
- * tenant-wide ceiling counts at least the instances it holds: a Kubernetes quota of one would
- * leave a second instance unable to start.
+ * limited (limits.service.ts), so the tenant-wide ceiling counts the instances it holds (a
+ * Kubernetes quota of one would leave a second instance unable to start). With one, its own
+ * numbers, whatever else the tenant holds, plus the staging copies its plan lets take no slot
+ * (they still need room to run).
  */
 export async function subscriptionSize (em: EntityManager, tenantId: string): Promise<SubscriptionSize> {
-  const [row] = await em.execute<Array<{ workers: number, storage_gb: number, instances: number }>>(SUBSCRIPTION_SIZE, [tenantId])
-  // Staging copies a plan does not count (staging_counts_in_limit false) still need room in the tenant's quota.
+  const [row] = await em.execute<Array<{ workers: number, storage_gb: number, instances: number | string }>>(SUBSCRIPTION_SIZE, [tenantId, tenantId])
+  if (row !== undefined) return { workers: row.workers, storageGb: Number(row.storage_gb), instances: Number(row.instances) }
   const [held] = await em.execute<Array<{ n: number }>>(HELD_INSTANCES, [tenantId])
-  if (row === undefined) return { ...NO_SUBSCRIPTION, instances: Math.max(NO_SUBSCRIPTION.instances, held?.n ?? 0) }
-  return { workers: row.workers, storageGb: Number(row.storage_gb), instances: Math.max(row.instances, held?.n ?? 0) }
+  return { ...NO_SUBSCRIPTION, instances: Math.max(NO_SUBSCRIPTION.instances, held?.n ?? 0) }
 }
 
 /**

@@ -30,3 +30,17 @@ t.test('with a subscription: its own numbers, whatever the tenant holds', async 
   for (let i = 0; i < 3; i++) await recordInstance(app, admin.user.tenant_id, { state: 'running' })
   t.match(await subscriptionSize(app.orm.em.fork(), admin.user.tenant_id), { workers: 1, instances: 2 })
 })
+
+t.test('with a subscription whose plan lets staging copies take no slot: room for the copies it holds too', async (t) => {
+  const admin = await signup(app)
+  await activeSubscription(app, admin.user.tenant_id, { instances: 2, workers: 1 })
+  const size = async () => (await subscriptionSize(app.orm.em.fork(), admin.user.tenant_id)).instances
+  const copy = await recordInstance(app, admin.user.tenant_id, { state: 'running' })
+  await app.sql({ text: `UPDATE instances SET kind = 'staging' WHERE id = $1`, values: [copy] })
+  t.equal(await size(), 2, 'a plan that counts copies: its own number')
+  await app.sql({ text: `UPDATE plans SET staging_counts_in_limit = false WHERE id = (SELECT plan_id FROM subscriptions WHERE tenant_id = $1)`, values: [admin.user.tenant_id] })
+  t.equal(await size(), 3, 'one more for the copy')
+  await app.sql({ text: `UPDATE instances SET state = 'deleted' WHERE id = $1`, values: [copy] })
+  t.equal(await size(), 2, 'a deleted copy holds nothing')
+  await app.sql({ text: `UPDATE plans SET staging_counts_in_limit = true WHERE id = (SELECT plan_id FROM subscriptions WHERE tenant_id = $1)`, values: [admin.user.tenant_id] })
+})
