@@ -21,10 +21,11 @@ export type WatchSubject =
   | { kind: 'module', instanceId: number, moduleId: number }
   | { kind: 'module_uninstall', instanceId: number, moduleId: number }
   | { kind: 'addon_source', sourceId: number }
+  | { kind: 'upgrade', instanceId: number, upgradeId: number }
 
 /** The key of the tool's answer each watch reads afresh: a task id need not carry it. */
 export const FRESH_KEY: Record<WatchSubject['kind'], string | undefined> = {
-  instance: 'instance', restored_instance: undefined, backup: 'backup', module: 'module', module_uninstall: 'module', addon_source: 'addon_source'
+  instance: 'instance', restored_instance: undefined, backup: 'backup', module: 'module', module_uninstall: 'module', addon_source: 'addon_source', upgrade: 'upgrade'
 }
 
 /** The watch of a job from the tool's first answer (or what a task id kept of it). */
@@ -36,6 +37,7 @@ export function watchOf (subject: WatchSubject, first: Record<string, unknown>):
     case 'module': return moduleWatch(subject, first, INSTALL_AT_WORK)
     case 'module_uninstall': return moduleWatch(subject, first, UNINSTALL_AT_WORK)
     case 'addon_source': return addonSourceWatch(subject)
+    case 'upgrade': return upgradeWatch(subject)
   }
 }
 
@@ -106,6 +108,21 @@ function addonSourceWatch (subject: Extract<WatchSubject, { kind: 'addon_source'
     read: async ({ app, scope }) => {
       const source = await app.addonSources.get(scope, sourceId)
       return { done: source.state !== 'syncing', message: `Addon source ${source.name} ${source.state}`, result: { addon_source: source } }
+    }
+  }
+}
+
+const UPGRADE_SETTLED = new Set(['succeeded', 'failed', 'rolled_back'])
+
+/** A version upgrade (`get_upgrade`'s read) until it succeeded, failed or was rolled back. */
+function upgradeWatch (subject: Extract<WatchSubject, { kind: 'upgrade' }>): JobWatch {
+  const { instanceId, upgradeId } = subject
+  return {
+    subject,
+    poll: { tool: 'get_upgrade', arguments: { instance_id: instanceId, upgrade_id: upgradeId } },
+    read: async ({ app, scope }) => {
+      const upgrade = await app.upgrades.get(scope, instanceId, upgradeId)
+      return { done: UPGRADE_SETTLED.has(upgrade.state), message: `Upgrade ${upgrade.state} (${upgrade.step})`, result: { upgrade } }
     }
   }
 }

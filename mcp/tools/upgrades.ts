@@ -2,23 +2,11 @@ import { Type } from 'typebox'
 import { BigInt53, Int4 } from '../../schemas/common.ts'
 import { UpgradeBody } from '../../schemas/upgrades.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
-import type { JobWatch } from '../job-progress.ts'
+import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY } from './tool.ts'
 
 const instanceId = BigInt53({ minimum: 1, description: 'The instance id, an integer (from list_instances)' })
 const upgradeId = BigInt53({ minimum: 1, description: 'The upgrade id, an integer (from list_upgrades or upgrade_instance)' })
-const SETTLED = new Set(['succeeded', 'failed', 'rolled_back'])
-
-/** Follows an upgrade (`get_upgrade`'s read) until it succeeded, failed or was rolled back. */
-function upgradeWatch (instance: number, upgrade: number): JobWatch {
-  return {
-    poll: { tool: 'get_upgrade', arguments: { instance_id: instance, upgrade_id: upgrade } },
-    read: async ({ app, scope }) => {
-      const view = await app.upgrades.get(scope, instance, upgrade)
-      return { done: SETTLED.has(view.state), message: `Upgrade ${view.state} (${view.step})`, result: { upgrade: view } }
-    }
-  }
-}
 
 /** Version upgrades (docs/upgrades.md): the same service as POST /api/instances/{id}/upgrade and its reads. */
 export const upgradeTools = [
@@ -49,7 +37,7 @@ export const upgradeTools = [
       }
       return { upgrade: await app.upgrades.request(scope, id, { target_version: target, mode }) }
     },
-    follow: ({ instance_id: id }, first) => upgradeWatch(id, (first.upgrade as { id: number }).id)
+    follow: ({ instance_id: id }, first) => watchOf({ kind: 'upgrade', instanceId: id, upgradeId: (first.upgrade as { id: number }).id }, first)
   }),
 
   defineTool({

@@ -5,9 +5,9 @@ import { capabilityLevel } from '../../lib/agent-capabilities.ts'
 
 const READ_TOOLS = [
   'whoami', 'get_dashboard', 'list_activity', 'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'get_instance_metrics',
-  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups', 'get_backup', 'get_backup_schedule', 'list_instance_users', 'list_instance_modules', 'list_addon_sources'
+  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation', 'list_tickets', 'get_ticket', 'list_users', 'list_backups', 'get_backup', 'get_backup_schedule', 'list_instance_users', 'list_instance_modules', 'list_addon_sources', 'list_upgrades', 'get_upgrade'
 ]
-const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'set_backup_schedule', 'invite_instance_user', 'install_module', 'uninstall_module', 'add_addon_source', 'sync_addon_source', 'create_staging_copy', 'refresh_staging_copy']
+const WRITE_TOOLS = ['create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'create_ticket', 'reply_to_ticket', 'invite_user', 'create_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'set_backup_schedule', 'invite_instance_user', 'install_module', 'uninstall_module', 'add_addon_source', 'sync_addon_source', 'create_staging_copy', 'refresh_staging_copy', 'upgrade_instance']
 
 interface JsonSchema {
   type?: string
