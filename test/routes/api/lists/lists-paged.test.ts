@@ -50,6 +50,10 @@ const seedBackups = (app: FastifyInstance, tenantId: string, instanceId: number)
   SELECT $1, $2, 'failed', 'manual', 'seeded', '17.0', now(), now()
   FROM generate_series(1, $3::int) RETURNING id::float8 AS id`, [tenantId, instanceId, ROWS])
 
+const seedUpgrades = (app: FastifyInstance, tenantId: string, instanceId: number) => ids(app, `INSERT INTO instance_upgrades (tenant_id, instance_id, from_version, target_version, mode, state, step, error, created_at, updated_at)
+  SELECT $1, $2, '17.0', '18.0', 'test', 'failed', 'done', 'seeded', now(), now()
+  FROM generate_series(1, $3::int) RETURNING id::float8 AS id`, [tenantId, instanceId, ROWS])
+
 /** Sessions of another device, used "later" than the caller's own (whose last use moves by the minute): the order holds during the test. */
 const seedSessions = (app: FastifyInstance, tenantId: string, userId: string) => ids(app, `INSERT INTO portal_sessions (id, tenant_id, user_id, created_at, expires_at, user_agent)
   SELECT gen_random_uuid(), $1, $2, now() + interval '1 hour', now() + interval '1 day', 'Device ' || g
@@ -97,6 +101,8 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   await seedInvitations(app, other.user.tenant_id)
   const backups = await seedBackups(app, tenant, instance)
   await seedBackups(app, other.user.tenant_id, otherInstance)
+  const upgrades = await seedUpgrades(app, tenant, instance)
+  await seedUpgrades(app, other.user.tenant_id, otherInstance)
   const grants = await seedGrants(app, admin.user.id)
   const otherGrants = await seedGrants(app, other.user.id)
   const calls = await seedCalls(app, tenant, admin.user.id, grants[0]!)
@@ -119,6 +125,7 @@ t.test('each list answers the same pages, and counts only the company\'s rows', 
   await checkPagedList(t, app, { ...common, url: `/api/webhooks/${webhooks[0]!}/deliveries`, key: 'deliveries', expected: deliveries })
   await checkPagedList(t, app, { ...common, url: '/api/users/invitations', key: 'invitations', expected: invitations, topLevel: 'all' })
   await checkPagedList(t, app, { ...common, url: `/api/instances/${instance}/backups`, key: 'backups', expected: backups, topLevel: 'all' })
+  await checkPagedList(t, app, { ...common, url: `/api/instances/${instance}/upgrades`, key: 'upgrades', expected: upgrades })
   await checkPagedList(t, app, { ...common, url: '/api/tickets', key: 'tickets', expected: tickets })
   await checkPagedList(t, app, { ...common, url: '/api/me/sessions', key: 'sessions', expected: sessions })
   await checkPagedList(t, app, { ...common, url: '/api/oauth/grants', key: 'grants', expected: grants })
