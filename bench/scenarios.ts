@@ -41,7 +41,9 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
   const home = bearer(tenant.homeToken)
   return [
     { name: INSTANCE_STATUS, method: 'GET', path: `/api/instances/${tenant.instanceId}/status`, headers: auth },
-    // All 50 on one page (the default page is 25), as the MCP tool it is compared with answers them.
+    // The list as a front end asks for it: the first page, 25 (the default).
+    { name: 'GET /api/instances (first page, 25)', method: 'GET', path: '/api/instances', headers: auth },
+    // All 50 on one page, as the MCP tool it is compared with answers them.
     { name: LIST_INSTANCES, method: 'GET', path: '/api/instances?per_page=50', headers: auth },
     {
       name: 'POST /api/mcp tools/call list_instances (50)',
