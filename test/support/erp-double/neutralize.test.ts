@@ -4,67 +4,13 @@
  * off and `database.is_neutralized` set, read back through the JSON-RPC API; and the switch that
  * makes it fail for a test, which changes nothing.
  */
-import t, { type Test } from 'tap'
-import { execFile, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import t from 'tap'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { callOdoo } from '../../../provisioning/erp/odoo-rpc.ts'
-
-const DOUBLE = fileURLToPath(new URL('./odoo_double.py', import.meta.url))
-const PYTHON = process.env.PYTHON ?? 'python3'
-
-function odoo (args: string[], env: Record<string, string> = {}): Promise<{ code: number, stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(PYTHON, ['-S', DOUBLE, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stderr })
-    })
-  })
-}
-
-async function freePort (): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** A data folder and config, a database initialised in it; `serve` runs the server until the test ends. */
-async function database (t: Test) {
-  const dir = mkdtempSync(join(tmpdir(), 'erp-double-neutralize-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const config = join(dir, 'odoo.conf')
-  writeFileSync(config, `[options]\ndata_dir = ${dir}\n`)
-  const db = 'erp_copy'
-  const init = await odoo(['-c', config, '-d', db, '-i', 'base', '--without-demo=all', '--stop-after-init'], { ERP_DOUBLE_INIT_SECONDS: '0' })
-  t.equal(init.code, 0, init.stderr)
-  async function serve (): Promise<(model: string, method: string, args: unknown[], kwargs?: Record<string, unknown>) => Promise<unknown>> {
-    const port = await freePort()
-    const child = spawn(PYTHON, ['-S', DOUBLE, '-c', config, '-d', db, '-p', String(port)], { stdio: 'ignore' })
-    t.teardown(() => { child.kill('SIGKILL') })
-    const endpoint = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 15_000
-    for (;;) {
-      try {
-        await callOdoo({ endpoint, timeoutMs: 2000 }, 'common', 'version', [])
-        break
-      } catch (error) {
-        if (Date.now() > deadline) throw error
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    }
-    const uid = await callOdoo({ endpoint, timeoutMs: 5000 }, 'common', 'authenticate', [db, 'admin', 'admin', {}])
-    return async (model, method, args, kwargs = {}) => callOdoo({ endpoint, timeoutMs: 5000 }, 'object', 'execute_kw', [db, uid, 'admin', model, method, args, kwargs])
-  }
-  return { dir, config, db, serve }
-}
+import { localDatabase, odoo } from './local-double.ts'
 
 t.test('neutralize turns every scheduled action and mail server off and sets database.is_neutralized', async (t) => {
-  const { config, db, serve } = await database(t)
+  const { config, db, serve } = await localDatabase(t, 'neutralize')
   let call = await serve()
   await call('ir.mail_server', 'create', [{ name: 'Production SMTP', smtp_host: 'smtp.example.com', smtp_port: 587 }])
   t.ok((await call('ir.cron', 'search_read', [[]], { fields: ['active'] }) as Array<{ active: boolean }>).every((c) => c.active), 'a new database has its scheduled actions on')
@@ -81,7 +27,7 @@ t.test('neutralize turns every scheduled action and mail server off and sets dat
 })
 
 t.test('a test can make it fail: non-zero exit with the reason on stderr, the database unchanged', async (t) => {
-  const { dir, config, db, serve } = await database(t)
+  const { dir, config, db, serve } = await localDatabase(t, 'neutralize')
   writeFileSync(join(dir, 'erp-double', 'neutralize-fails'), 'psycopg2.errors.UndefinedTable: relation "ir_cron" does not exist\n')
   const run = await odoo(['neutralize', '-d', db, '-c', config])
   t.not(run.code, 0)
