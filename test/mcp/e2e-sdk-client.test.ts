@@ -14,18 +14,10 @@ import { BrowserOAuthProvider } from '../support/mcp-oauth-provider.ts'
 import { startSingleOrigin } from '../support/single-origin.ts'
 import { instanceRow, recordInstance } from '../support/instance-rows.ts'
 import { latestActivity, tenantSnapshot } from './tool-helpers.ts'
+import { ALL_TOOLS } from '../../mcp/tools/index.ts'
 
-const TOOLS = [
-  'whoami', 'get_dashboard', 'list_activity',
-  'list_instances', 'get_instance', 'get_instance_status', 'get_instance_logs', 'create_instance', 'start_instance', 'stop_instance', 'restart_instance', 'delete_instance', 'get_instance_metrics',
-  'list_modules', 'list_plans', 'get_subscription', 'get_plan_recommendation',
-  'list_tickets', 'get_ticket', 'create_ticket', 'reply_to_ticket',
-  'list_users', 'invite_user',
-  'create_backup', 'list_backups', 'get_backup', 'restore_backup', 'restore_backup_as_new_instance', 'delete_backup', 'get_backup_schedule', 'set_backup_schedule',
-  'list_instance_users', 'invite_instance_user', 'list_instance_modules', 'install_module', 'uninstall_module',
-  'list_addon_sources', 'add_addon_source', 'sync_addon_source',
-  'create_staging_copy', 'refresh_staging_copy'
-]
+// Every tool the registry defines (test/mcp/tools-catalog.test.ts names them one by one, read or write).
+const TOOLS = ALL_TOOLS.map((tool) => tool.name)
 
 const so = await startSingleOrigin(t)
 const { origin, person } = so
