@@ -47,7 +47,7 @@ t.test('every route has response schemas and appears in the OpenAPI 3.1 document
 const VERBS = new Set([
   'accept', 'cancel', 'change', 'close', 'confirm', 'consume', 'create', 'deactivate', 'delete', 'download', 'end', 'exchange', 'finish', 'get',
   'install', 'invite', 'list', 'log', 'mint', 'open', 'pay', 'ping', 'post', 'preflight', 'preview', 'receive', 'recommend', 'redeliver', 'refresh', 'register',
-  'reply', 'request', 'resend', 'reset', 'restart', 'restore', 'resume', 'revoke', 'rotate', 'select', 'set', 'show', 'sign', 'start', 'stop', 'submit', 'subscribe', 'sync', 'uninstall', 'update'
+  'reply', 'request', 'resend', 'reset', 'restart', 'restore', 'resume', 'revoke', 'rotate', 'select', 'set', 'show', 'sign', 'start', 'stop', 'submit', 'subscribe', 'sync', 'uninstall', 'update', 'upgrade'
 ])
 const OPERATION_ID = /^([a-z]+)(?:[A-Z][a-z0-9]*)+$/
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
