@@ -7,20 +7,33 @@ import type { FastifyInstance } from 'fastify'
  * its own copy of pg, and the hot-path SQL shares that pool. The job
  * workers' statements (pg-boss polls its queues, all in the `pgboss` schema,
  * mail delivery, the webhook fan-out's look for new events) are left out: they
- * are not the caller's doing. So is everything else their connection sent
- * meanwhile (the BEGIN and COMMIT around the fan-out's look).
+ * are not the caller's doing. So is the rest of a worker's transaction (the BEGIN
+ * and COMMIT around the fan-out's look), but not what the same pooled connection
+ * sends for the caller before or after.
  */
 export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
   const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
   const prototype = pool.Client.prototype
   const original = prototype.query
   const seen: Array<{ client: pg.Client, label: string }> = []
-  const background = new Set<pg.Client>()
+  // A connection in a worker's transaction (from its BEGIN to its COMMIT or ROLLBACK): what it sends is not the caller's.
+  const inWorkerTransaction = new Set<pg.Client>()
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const statement = args[0] as { name?: string, text?: string } | string
     const label = typeof statement === 'string' ? statement : statement.name ?? statement.text ?? ''
-    if (BACKGROUND.some((mark) => label.includes(mark))) background.add(this)
-    else seen.push({ client: this, label })
+    if (BACKGROUND.some((mark) => label.includes(mark))) {
+      // The pool hands the same connection to requests and workers in turn: only this transaction's
+      // statements are the worker's (its BEGIN, recorded before the mark was seen, is taken back).
+      const begin = seen.findLastIndex((entry) => entry.client === this)
+      if (begin !== -1 && /^BEGIN/i.test(seen[begin]!.label)) {
+        seen.splice(begin, 1)
+        inWorkerTransaction.add(this)
+      }
+    } else if (inWorkerTransaction.has(this)) {
+      if (/^(COMMIT|ROLLBACK)/i.test(label)) inWorkerTransaction.delete(this)
+    } else {
+      seen.push({ client: this, label })
+    }
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original
   try {
@@ -28,7 +41,7 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
   } finally {
     prototype.query = original
   }
-  return seen.filter((entry) => !background.has(entry.client)).map((entry) => entry.label)
+  return seen.map((entry) => entry.label)
 }
 
 /** What only the job workers send. */

@@ -37,7 +37,7 @@ import type { InstanceLifecycle } from '../instances/instance-lifecycle.ts'
 import type { InstanceTransitions } from '../instances/instance-transitions.ts'
 import { upgradeRun, type UpgradeCommands } from './upgrade-commands.ts'
 import { InstanceUpgrade } from './upgrade.entity.ts'
-import { failedModules, LOG_TAIL_LINES, logTail } from './upgrade-output.ts'
+import { failedModules, LOG_TAIL_LINES, logTail, modulesLeftBehind } from './upgrade-output.ts'
 import { UPGRADE_QUEUE, type UpgradeJobData } from './upgrade.queue.ts'
 
 export interface UpgradeJobDeps {
@@ -204,6 +204,9 @@ export function createUpgradeJob (deps: UpgradeJobDeps) {
         if (error instanceof OneOffFailedError) output = error.output
         throw error
       }
+      // Odoo skips a module it cannot find and still exits 0, leaving it half-updated: not a success.
+      const leftBehind = modulesLeftBehind(output)
+      if (leftBehind.length > 0) throw new Error(`The upgrade left modules the ERP could not load: ${leftBehind.join(', ')} (are they in the target's addons path?)`)
       const upgraded = { ...spec, erpVersion: upgrade.targetVersion }
       await backend.changeImage?.(upgraded)
       await backend.start(upgraded)

@@ -9,7 +9,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { localDatabase, odoo } from './local-double.ts'
 
-t.test('neutralize turns every scheduled action and mail server off and sets database.is_neutralized', async (t) => {
+t.test('neutralize, as Odoo 17 does it: every scheduled action off but the autovacuum, every mail server off and an active dummy added, database.is_neutralized set', async (t) => {
   const { config, db, serve } = await localDatabase(t, 'neutralize')
   let call = await serve()
   await call('ir.mail_server', 'create', [{ name: 'Production SMTP', smtp_host: 'smtp.example.com', smtp_port: 587 }])
@@ -18,10 +18,11 @@ t.test('neutralize turns every scheduled action and mail server off and sets dat
   const run = await odoo(['neutralize', '-d', db, '-c', config, '--db_host', 'db.example', '--db_user', 'erp_x'])
   t.equal(run.code, 0, run.stderr)
   call = await serve()
-  const crons = await call('ir.cron', 'search_read', [[]], { fields: ['name', 'active'] }) as Array<{ active: boolean }>
+  const crons = await call('ir.cron', 'search_read', [[]], { fields: ['name', 'active'] }) as Array<{ name: string, active: boolean }>
   t.ok(crons.length >= 2)
-  t.ok(crons.every((c) => !c.active), 'every scheduled action is off')
-  t.same(await call('ir.mail_server', 'search_read', [[]], { fields: ['name', 'active'] }), [{ id: 1, name: 'Production SMTP', active: false }], 'the mail server is off')
+  t.same(crons.filter((c) => c.active).map((c) => c.name), ['Base: Auto-vacuum internal data'], 'every scheduled action is off but the autovacuum')
+  t.same(await call('ir.mail_server', 'search_read', [[]], { fields: ['name', 'active'] }),
+    [{ id: 1, name: 'Production SMTP', active: false }, { id: 2, name: 'neutralization - disable emails', active: true }], 'the mail server is off; the dummy delivers nowhere')
   t.same(await call('ir.config_parameter', 'search_read', [[['key', '=', 'database.is_neutralized']]], { fields: ['key', 'value'] }).then((rows) => (rows as Array<{ key: string, value: string }>).map((r) => [r.key, r.value])),
     [['database.is_neutralized', 'true']])
 })

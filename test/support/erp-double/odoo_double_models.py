@@ -225,12 +225,21 @@ def records_model(state, key, model, uid, method, args, kwargs, admin, fields):
     raise Fault('unknownMethod', model=model, method=method)
 
 
+AUTOVACUUM_CRON = 'Base: Auto-vacuum internal data'
+DUMMY_MAIL_SERVER = {'name': 'neutralization - disable emails', 'smtp_host': 'invalid', 'smtp_port': 1025}
+
+
 def neutralize(state):
-    """odoo neutralize: every scheduled action and mail server off, database.is_neutralized set (as Odoo's SQL writes it)."""
+    """odoo neutralize as Odoo 17's SQL does it (seen on the real server): every scheduled action off
+    but the autovacuum, every mail server off and one active dummy added that delivers nowhere (one
+    more per run), database.is_neutralized set."""
     for cron in state.setdefault('crons', []):
-        cron['active'] = False
-    for server in state.setdefault('mail_servers', []):
+        if cron.get('name') != AUTOVACUUM_CRON:
+            cron['active'] = False
+    servers = state.setdefault('mail_servers', [])
+    for server in servers:
         server['active'] = False
+    servers.append(dict(DUMMY_MAIL_SERVER, id=max([r['id'] for r in servers] + [0]) + 1, active=True))
     state.setdefault('params', {})['database.is_neutralized'] = 'true'
 
 

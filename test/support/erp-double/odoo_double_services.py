@@ -117,7 +117,8 @@ def upgrade(db, names):
     new version's image; records ERP_DOUBLE_VERSION (default the contract's server version) as the
     database's version. A test makes it fail with <data_dir>/erp-double/upgrade-fails or
     ERP_DOUBLE_UPGRADE_FAILS, whose text is `<module>: <reason>`: logged as Odoo logs a module that
-    fails to load (an ERROR line naming it), exit 1, the database unchanged."""
+    fails to update (its name on the `Loading module` line before `Failed to load registry`), exit 255,
+    the database unchanged."""
     marker = os.path.join(OPTIONS['data_dir'], 'erp-double', 'upgrade-fails')
     reason = os.environ.get('ERP_DOUBLE_UPGRADE_FAILS') or None
     if os.path.exists(marker):
@@ -126,10 +127,19 @@ def upgrade(db, names):
     version = os.environ.get('ERP_DOUBLE_VERSION') or CONTRACT['server']['version']['server_version']
     log('INFO', f'updating modules {names} of database {db} to {version}')
     if reason:
+        # As Odoo 17 fails an update (seen on the real server): the module is named on the INFO line
+        # that starts loading it and in the traceback, not on the ERROR line; exit 255.
         module, _, why = reason.partition(':')
-        print(f'{time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())},000 1 ERROR {db} odoo.modules.loading: module {module.strip()}: {why.strip() or "upgrade failed"}',
-              file=sys.stderr, flush=True)
-        sys.exit(1)
+        module = module.strip()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+        for line in (f'{stamp},000 1 INFO {db} odoo.modules.loading: Loading module {module} (2/24)',
+                     f'{stamp},000 1 WARNING {db} odoo.modules.loading: Transient module states were reset',
+                     f'{stamp},000 1 ERROR {db} odoo.modules.registry: Failed to load registry',
+                     'Traceback (most recent call last):',
+                     f'odoo.tools.convert.ParseError: while parsing /mnt/extra-addons/{module}/views/views.xml:2, {why.strip() or "upgrade failed"}',
+                     f'{stamp},000 1 CRITICAL {db} odoo.service.server: Failed to initialize database `{db}`.'):
+            print(line, file=sys.stderr, flush=True)
+        sys.exit(255)
     with LOCK:
         if not os.path.exists(state_file(db)):
             log('ERROR', f'database {db} does not exist or is not initialised')

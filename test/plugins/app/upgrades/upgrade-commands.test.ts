@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { majorOf, parseUpgradeCommands, upgradeRun } from '../../../../plugins/app/upgrades/upgrade-commands.ts'
-import { failedModules, LOG_TAIL_LINES, logTail } from '../../../../plugins/app/upgrades/upgrade-output.ts'
+import { failedModules, LOG_TAIL_LINES, logTail, modulesLeftBehind } from '../../../../plugins/app/upgrades/upgrade-output.ts'
 
 const problemOf = (raw: string): string | undefined => {
   const parsed = parseUpgradeCommands(raw)
@@ -44,20 +44,32 @@ t.test('every placeholder is replaced, whatever else the arguments hold', async 
   t.equal(majorOf('9.0'), 9)
 })
 
-t.test('the failed modules are the names after "module" on ERROR lines, once each, in order', async (t) => {
-  const output = [
-    '2026-11-29 05:00:00,000 1 INFO db odoo.modules.loading: loading 42 modules...',
-    '2026-11-29 05:00:01,000 1 ERROR db odoo.modules.loading: module sale_custom: field "x" does not exist',
-    '2026-11-29 05:00:02,000 1 WARNING db odoo.modules.loading: module stock_note: deprecated',
-    '2026-11-29 05:00:03,000 1 ERROR db odoo.modules.registry: Failed to load module stock_extra',
-    '2026-11-29 05:00:04,000 1 ERROR db odoo.modules.loading: module sale_custom: again',
-    '2026-11-29 05:00:05,000 1 ERROR db odoo.sql_db: bad query'
+// Lines as Odoo 17.0 writes them (seen on the real server: a view with an unknown field, a module whose Python does not import, an addon missing from the path).
+t.test('the failed modules, as Odoo 17 reports them: the module being loaded when the registry failed, one that did not import, those left in an inconsistent state', async (t) => {
+  const registryFailed = [
+    '2026-11-29 05:00:00,000 1 INFO verify1 odoo.modules.loading: Loading module base (1/24)',
+    '2026-11-29 05:00:01,000 1 INFO verify1 odoo.modules.loading: Loading module broken_mod (2/24)',
+    '2026-11-29 05:00:01,000 1 INFO verify1 odoo.modules.loading: loading broken_mod/views/views.xml',
+    '2026-11-29 05:00:01,000 1 WARNING verify1 odoo.modules.loading: Transient module states were reset',
+    '2026-11-29 05:00:01,000 1 ERROR verify1 odoo.modules.registry: Failed to load registry',
+    'Traceback (most recent call last):',
+    'odoo.tools.convert.ParseError: while parsing /mnt/extra-addons/broken_mod/views/views.xml:2',
+    '2026-11-29 05:00:02,000 1 CRITICAL verify1 odoo.service.server: Failed to initialize database `verify1`.'
   ].join('\n')
-  t.same(failedModules(output), ['sale_custom', 'stock_extra'])
+  t.same(failedModules(registryFailed), ['broken_mod'])
+  t.same(modulesLeftBehind(registryFailed), [], 'a hard failure exits non-zero: nothing to add')
+  t.same(failedModules("2026-11-29 05:00:01,000 1 CRITICAL verify1 odoo.modules.module: Couldn't load module import_fails\n" +
+    '2026-11-29 05:00:01,000 1 ERROR verify1 odoo.modules.registry: Failed to load registry'), ['import_fails'])
+  const skipped = '2026-11-29 05:00:01,000 1 WARNING verify1 odoo.modules.graph: module gone_mod: not installable, skipped\n' +
+    "2026-11-29 05:00:02,000 1 ERROR verify1 odoo.modules.loading: Some modules have inconsistent states, some dependencies may be missing: ['gone_mod', 'other_mod']"
+  t.same(failedModules(skipped), ['gone_mod', 'other_mod'])
+  t.same(modulesLeftBehind(skipped), ['gone_mod', 'other_mod'], 'exit 0, yet not a success')
+  t.same(failedModules('2026-11-29 05:00:00,000 1 INFO verify1 odoo.modules.loading: 24 modules loaded in 7.53s'), [])
   t.same(failedModules(''), [])
-  fc.assert(fc.property(fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,20}$/), { maxLength: 8 }), (names) => {
-    const text = names.map((name) => `x ERROR db odoo.modules.loading: module ${name}: broken`).join('\n')
-    return JSON.stringify(failedModules(text)) === JSON.stringify([...new Set(names)])
+  fc.assert(fc.property(fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,20}$/), { minLength: 1, maxLength: 8 }), (names) => {
+    // Whatever loaded before, the registry failure names the last module loaded.
+    const text = [...names.map((name, i) => `x INFO db odoo.modules.loading: Loading module ${name} (${i + 1}/9)`), 'x ERROR db odoo.modules.registry: Failed to load registry'].join('\n')
+    return JSON.stringify(failedModules(text)) === JSON.stringify([names.at(-1)])
   }))
 })
 

@@ -40,7 +40,8 @@ docker.test('a staging copy from a fresh backup runs neutralized, with one worke
   t.match(copy, { kind: 'staging', parent_id: id, subdomain: `${subdomain}-staging` })
   t.equal((await waitForState(app, admin.token, copy.id, ['running'], 300_000)).state, 'running', 'the copy runs')
   const copyUid = await instanceUid(app, copy.id)
-  t.same(await neutralState(databaseUrl, copyUid), { crons: [false, false], mailServers: [false], neutralized: 'true' }, 'the copy\'s database is neutralized')
+  t.same(await neutralState(databaseUrl, copyUid), { crons: [true, false], mailServers: [false, true], neutralized: 'true' },
+    'the copy\'s database is neutralized: the autovacuum alone runs, mail goes to Odoo\'s dummy server')
   t.same(await neutralState(databaseUrl, uid), { crons: [true, true], mailServers: [true], neutralized: null }, 'production keeps its scheduled actions and mail server')
   const info = await dockerClient().getContainer(`erp-${copy.subdomain}`).inspect()
   t.ok(info.Config.Env.includes('ERP_WORKERS=1'), 'one worker')

@@ -66,7 +66,7 @@ docker.test('apply that fails half-way: rolled back to the rollback point, runni
   t.equal(response.statusCode, 202, response.body)
   const done = await settled(app, admin.token, id, response.json().upgrade.id)
   t.equal(done.state, 'rolled_back', done.error ?? '')
-  t.match(done.error, /exited with code 1[\s\S]*module sale_custom/)
+  t.match(done.error, /exited with code 255[\s\S]*Failed to load registry/)
   t.same(done.failed_modules, ['sale_custom'])
   t.equal((await waitForState(app, admin.token, id, ['running'])).state, 'running')
   t.equal((await app.inject({ method: 'GET', url: `/api/instances/${id}`, headers: bearer(admin.token) })).json().instance.erp_version, '17.0')

@@ -4,7 +4,7 @@
 # 17.0) as the system parameter database.erp_version through psql and exits 0.
 # When a test left <data_dir>/erp-test-image/upgrade-fails (its text is `<module>: <reason>`) or set
 # ERP_UPGRADE_FAILS, it fails half-way as an upgrade can: database.erp_version is first set to
-# `<version>-partial`, then an Odoo-like ERROR line names the module and it exits 1 (what a rollback
+# `<version>-partial`, then it logs as Odoo 17 does (the module on the `Loading module` line before `Failed to load registry`) and exits 255 (what a rollback
 # must undo). Exits 1 too when the database is not initialised.
 . /lib/erp/erp.sh
 db=""
@@ -31,8 +31,13 @@ SQL
 initialised "$db" || { echo "erp-test-image: database $db is not initialised: nothing to upgrade" >&2; exit 1; }
 if [ -n "$reason" ]; then
   record "$version-partial" || true
-  echo "$(date -u '+%Y-%m-%d %H:%M:%S'),000 1 ERROR $db odoo.modules.loading: module ${reason%%:*}:${reason#*:}" >&2
-  exit 1
+  # As Odoo 17 fails an update: the module on the INFO line that starts loading it, not on the ERROR line; exit 255.
+  stamp="$(date -u '+%Y-%m-%d %H:%M:%S'),000 1"
+  echo "$stamp INFO $db odoo.modules.loading: Loading module ${reason%%:*} (2/24)" >&2
+  echo "$stamp ERROR $db odoo.modules.registry: Failed to load registry" >&2
+  echo "odoo.tools.convert.ParseError: while parsing /mnt/extra-addons/${reason%%:*}/views/views.xml:2,${reason#*:}" >&2
+  echo "$stamp CRITICAL $db odoo.service.server: Failed to initialize database \`$db\`." >&2
+  exit 255
 fi
 if ! record "$version"; then
   echo "erp-test-image: upgrading database $db failed" >&2
