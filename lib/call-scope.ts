@@ -18,9 +18,13 @@ export interface CallScope<A extends Actor = Actor> {
   read: CallerSql
 }
 
-/** An authenticated user's or agent's scope; `em` is taken on first use. */
-export function userScope (sql: Sql, actor: UserActor, em: () => EntityManager): CallScope<UserActor> {
-  return { actor, get em () { return em() }, read: callerSql(sql, actor) }
+/**
+ * An authenticated user's or agent's scope; `em` is taken on first use. `serve` wraps
+ * its reads (an MCP call whose first read ran with its token check: mcp/prefetched-read.ts).
+ */
+export function userScope (sql: Sql, actor: UserActor, em: () => EntityManager, serve?: (read: CallerSql) => CallerSql): CallScope<UserActor> {
+  const read = callerSql(sql, actor)
+  return { actor, get em () { return em() }, read: serve === undefined ? read : serve(read) }
 }
 
 /** A background job's scope: it acts as the system, and has no caller to read as. */

@@ -8,6 +8,12 @@ export interface TenantStatement {
   text: string
 }
 
+/** A tenant statement with its values (after the tenant's `$1`): a read an entry point may run ahead of the service that makes it. */
+export interface TenantRead {
+  statement: TenantStatement
+  values: unknown[]
+}
+
 export type TenantSql = <Row>(statement: TenantStatement, values?: unknown[]) => Promise<Row[]>
 
 /**

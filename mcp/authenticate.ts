@@ -2,10 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { bearerTokenIn } from '../lib/bearer.ts'
 import { defineError } from '../lib/errors.ts'
 import type { Sql } from '../lib/sql.ts'
+import type { TenantRead } from '../lib/tenant-sql.ts'
 import { TokenInvalid, TokenMissing } from '../plugins/app/auth/auth.errors.ts'
-import { AccessTokenRejected, type AccessTokenVerifier } from './access-token.ts'
-import { findAgentActor } from './agent-actor.ts'
+import { AccessTokenRejected, type AccessTokenClaims, type AccessTokenVerifier } from './access-token.ts'
+import { findAgentActor, findAgentActorWithRead } from './agent-actor.ts'
 import type { createOriginPolicy } from './origin-policy.ts'
+import type { PrefetchedRead } from './prefetched-read.ts'
 
 const OriginRefused = defineError('ORIGIN_NOT_ALLOWED', 'Requests from this origin are not allowed', 403)
 
@@ -14,20 +16,38 @@ export interface McpAuthenticationOptions {
   sql: Sql
   verify: AccessTokenVerifier
   originPolicy: ReturnType<typeof createOriginPolicy>
+  /** The read a request's call makes first, to run in the statement that checks the agent (undefined: none). */
+  firstReadOf: (body: unknown) => TenantRead | undefined
 }
 
+const kClaims = Symbol('MCP access token claims')
+const kPrefetched = Symbol('MCP prefetched read')
+interface AgentRequest { [kClaims]?: AccessTokenClaims, [kPrefetched]?: PrefetchedRead }
+
+/** The read run with the agent check, for the call's scope (mcp/prefetched-read.ts). */
+export const prefetchedReadOf = (request: FastifyRequest): PrefetchedRead | undefined => (request as unknown as AgentRequest)[kPrefetched]
+
 /**
- * The onRequest hook of /api/mcp: origin check, then the OAuth access token
- * (mcp/access-token.ts), then the person and grant behind it
- * (mcp/agent-actor.ts). A 401 carries the RFC 9728 challenge, which is how an
- * MCP client discovers where to get a token.
+ * The authentication of /api/mcp, in two hooks. `checkToken` (onRequest, before
+ * the body is read): origin check, then the OAuth access token's signature and
+ * claims (mcp/access-token.ts). `identifyAgent` (preValidation, once the body is
+ * parsed): the person and grant behind the token (mcp/agent-actor.ts), in one
+ * statement with the call's first read when the call has one (`firstReadOf`). A 401
+ * carries the RFC 9728 challenge, which is how an MCP client discovers where to
+ * get a token.
  */
-export function createMcpAuthentication ({ baseUrl, sql, verify, originPolicy }: McpAuthenticationOptions) {
+export function createMcpAuthentication ({ baseUrl, sql, verify, originPolicy, firstReadOf }: McpAuthenticationOptions) {
   const resourceMetadata = `${baseUrl}/.well-known/oauth-protected-resource/api/mcp`
   const challenge = (error?: string) =>
     `Bearer ${error === undefined ? '' : `error="${error}", `}resource_metadata="${resourceMetadata}", scope="mcp"`
 
-  return async function authenticateAgent (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const refuse = (request: FastifyRequest, reply: FastifyReply, reason: string) => {
+    request.log.info({ reason }, 'MCP access token refused')
+    reply.header('www-authenticate', challenge('invalid_token'))
+    return TokenInvalid('The access token is invalid, expired or revoked: get a new one from the authorization server')
+  }
+
+  async function checkToken (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const origin = originPolicy(request.headers.host, request.headers.origin)
     if (!origin.allowed) throw OriginRefused(origin.reason)
 
@@ -39,15 +59,26 @@ export function createMcpAuthentication ({ baseUrl, sql, verify, originPolicy }:
     const token = bearerTokenIn(header)
     try {
       if (token === undefined) throw new AccessTokenRejected('not a bearer token')
-      const actor = await findAgentActor(sql, await verify(token))
-      if (actor === undefined) throw new AccessTokenRejected('the person, grant or token is no longer valid')
-      request.actor = actor
-      request.scopeToTenant(actor.tenantId)
+      ;(request as unknown as AgentRequest)[kClaims] = await verify(token)
     } catch (error) {
       if (!(error instanceof AccessTokenRejected)) throw error
-      request.log.info({ reason: error.message }, 'MCP access token refused')
-      reply.header('www-authenticate', challenge('invalid_token'))
-      throw TokenInvalid('The access token is invalid, expired or revoked: get a new one from the authorization server')
+      throw refuse(request, reply, error.message)
     }
   }
+
+  async function identifyAgent (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const holder = request as unknown as AgentRequest
+    const claims = holder[kClaims]
+    if (claims === undefined) throw new Error('identifyAgent runs after checkToken')
+    const read = request.method === 'POST' ? firstReadOf(request.body) : undefined
+    const found = read === undefined
+      ? await findAgentActor(sql, claims).then((actor) => actor === undefined ? undefined : { actor, rows: undefined })
+      : await findAgentActorWithRead(sql, claims, read)
+    if (found === undefined) throw refuse(request, reply, 'the person, grant or token is no longer valid')
+    request.actor = found.actor
+    request.scopeToTenant(found.actor.tenantId)
+    if (read !== undefined && found.rows !== undefined) holder[kPrefetched] = { ...read, rows: found.rows }
+  }
+
+  return { checkToken, identifyAgent }
 }

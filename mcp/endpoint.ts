@@ -1,8 +1,9 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import { userScope } from '../lib/call-scope.ts'
 import { sendError, toErrorBody } from '../plugins/app/http/envelope.ts'
 import { createAccessTokenVerifier } from './access-token.ts'
-import { createMcpAuthentication } from './authenticate.ts'
+import { createMcpAuthentication, prefetchedReadOf } from './authenticate.ts'
+import { servingPrefetched } from './prefetched-read.ts'
 import { handleMcpPost } from './http-bridge.ts'
 import { createMcpServer } from './mcp-server.ts'
 import { createModernLeg, isLegacyPost } from './modern/handler.ts'
@@ -16,8 +17,10 @@ import { ALL_TOOLS } from './tools/index.ts'
 const MCP_PATH = '/api/mcp'
 
 export interface McpEndpoint {
-  /** onRequest hook: the access token and the request's origin, before anything else. */
-  authenticate: onRequestAsyncHookHandler
+  /** onRequest hook: the request's origin and the access token's signature, before anything else. */
+  checkToken: onRequestAsyncHookHandler
+  /** preValidation hook: the person and grant behind the token, with the call's first read when it has one. */
+  identifyAgent: preValidationAsyncHookHandler
   /** Bad JSON or a body that is not JSON-RPC: a JSON-RPC error, as MCP clients expect, not the REST envelope. */
   errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply
   /** preValidation: a JSON-RPC batch is refused before anything else reads the body. */
@@ -57,19 +60,21 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     // The auth server's own address (as the portal's proxy uses), not BASE_URL: no round trip through the ingress.
     keys: { locate: async () => new URL('/.well-known/jwks.json', await fastify.authServer.origin()) }
   })
-  const authenticate = createMcpAuthentication({
+  const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
+    async (actor, call) => { if (isRecorded(call, config.MCP_AUDIT_READS)) await recordToolCall(fastify.sql, actor, call) })
+  const { checkToken, identifyAgent } = createMcpAuthentication({
     baseUrl: config.BASE_URL,
     sql: fastify.sql,
     verify,
-    originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
+    originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins }),
+    firstReadOf: (body) => registry.firstReadOf(body)
   })
-  const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
-    async (actor, call) => { if (isRecorded(call, config.MCP_AUDIT_READS)) await recordToolCall(fastify.sql, actor, call) })
   const modern = createModernLeg(registry, resource, fastify.log)
   fastify.addHook('onClose', async () => modern.close())
 
   return {
-    authenticate,
+    checkToken,
+    identifyAgent,
     errorHandler: jsonRpcErrors,
     refuseBatch,
     handlePost: async (request, reply) => {
@@ -78,7 +83,10 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       const gone = new AbortController()
       // (Only when the answer was not finished: an abort makes an error object, a cost on every call otherwise.)
       reply.raw.once('close', () => { if (!reply.raw.writableFinished) gone.abort() })
-      const context = { scope: userScope(fastify.sql, request.actor, () => request.em), app: fastify, log: request.log, signal: gone.signal }
+      const { actor } = request
+      const prefetched = prefetchedReadOf(request)
+      const scope = userScope(fastify.sql, actor, () => request.em, prefetched === undefined ? undefined : (read) => servingPrefetched(read, actor, prefetched))
+      const context = { scope, app: fastify, log: request.log, signal: gone.signal }
       // 2026-07-28 requests carry their version in `_meta`; everything else is served as before.
       if (!await isLegacyPost(request, resource)) return modern.serve(request, reply, context)
       const body = request.body as Parameters<typeof invalidParamsMessage>[0]

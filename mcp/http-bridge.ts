@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { plainCallOf, SingleCallTransport } from './single-call-transport.ts'
 
 /** Hop-by-hop and body-framing headers the Web Response carries but Fastify sets itself. */
 const SKIPPED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection'])
@@ -43,11 +44,19 @@ export function asksForProgress (body: unknown): boolean {
 
 /**
  * Runs one 2025-era POST through a stateless Streamable HTTP transport (no session) and sends
- * its answer through Fastify. Answers are JSON, except for a tool call that asks for progress:
+ * its answer through Fastify; a plain request (mcp/single-call-transport.ts) goes to the
+ * server in process, answered as the transport would in JSON mode. Answers are JSON, except for a tool call that asks for progress:
  * its notifications and then its result go on an SSE stream (the transport's mode without `enableJsonResponse`).
  */
 export async function handleMcpPost (server: Server, request: FastifyRequest, reply: FastifyReply, url: string): Promise<FastifyReply> {
   const streamed = asksForProgress(request.body)
+  const plain = streamed ? undefined : plainCallOf(request)
+  if (plain !== undefined) {
+    const transport = new SingleCallTransport()
+    await server.connect(transport)
+    const answer = await transport.call(plain, request.headers)
+    return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer))
+  }
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed })
   await server.connect(transport)
   // In JSON mode the Response comes back once every answer is in; in SSE mode the transport closes the stream

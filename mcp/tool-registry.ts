@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv'
 import { compileJsonValidator } from '../lib/validation.ts'
 import { assertStorableText, toErrorBody } from '../plugins/app/http/envelope.ts'
 import type { UserActor } from '../lib/actor.ts'
+import type { TenantRead } from '../lib/tenant-sql.ts'
 import { AGENT_CAPABILITIES, assertInstanceVisible, assertMayUse, mayUse } from '../lib/agent-capabilities.ts'
 import type { ToolCallRecord } from './tool-audit.ts'
 import { summariseArguments } from './tool-audit.ts'
@@ -140,6 +141,15 @@ export function createToolRegistry (tools: ToolDefinition[], logError: ToolError
     /** The tools this actor may call: an agent sees those its grant's level allows. */
     list: (actor: UserActor): ListedTool[] => listed.filter((tool) => mayUse(actor, tool.name)),
     has: (name: string): boolean => byName.has(name),
+
+    /** The read a `tools/call` body's tool makes first (its `firstRead`), if it declares one and the body is well formed. */
+    firstReadOf (body: unknown): TenantRead | undefined {
+      const { method, params } = (body ?? {}) as { method?: unknown, params?: { name?: unknown, arguments?: unknown } }
+      if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined
+      const args = params.arguments ?? {}
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+      return byName.get(params.name)?.tool.firstRead?.(args as Record<string, unknown>)
+    },
 
     /**
      * Runs a tool: its result, or (only when `context.personPrompt` is set) a question for the

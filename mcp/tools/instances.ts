@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { BigInt53 } from '../../schemas/common.ts'
 import { CreateInstanceBody } from '../../schemas/instances.ts'
+import { INSTANCE_STATUS, LIST_INSTANCES } from '../../plugins/app/instances/instance.queries.ts'
 import { confirmArgument, requireConfirmation } from '../confirmation.ts'
 import { watchOf } from './job-watches.ts'
 import { defineTool, READ_ONLY, type ToolAnnotations } from './tool.ts'
@@ -37,7 +38,8 @@ export const instanceTools = [
       'backend and state. Use the ids with the other instance tools.',
     input: Type.Object({}, { additionalProperties: false }),
     annotations: READ_ONLY,
-    run: async ({ app, scope }) => ({ instances: await app.instances.list(scope) })
+    run: async ({ app, scope }) => ({ instances: await app.instances.list(scope) }),
+    firstRead: () => ({ statement: LIST_INSTANCES, values: [] })
   }),
 
   defineTool({
@@ -57,7 +59,8 @@ export const instanceTools = [
       'deleting, deleted) and what the backend last reported. Cheap: use it to poll after create or a lifecycle change.',
     input: InstanceRef,
     annotations: READ_ONLY,
-    run: async ({ app, scope }, { instance_id: id }) => ({ status: await app.instances.status(scope, id) })
+    run: async ({ app, scope }, { instance_id: id }) => ({ status: await app.instances.status(scope, id) }),
+    firstRead: ({ instance_id: id }) => Number.isSafeInteger(id) && (id as number) > 0 ? { statement: INSTANCE_STATUS, values: [id] } : undefined
   }),
 
   defineTool({

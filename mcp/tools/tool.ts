@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import type { Static, TSchema } from 'typebox'
 import type { UserActor } from '../../lib/actor.ts'
 import type { CallScope } from '../../lib/call-scope.ts'
+import type { TenantRead } from '../../lib/tenant-sql.ts'
 import type { PersonPrompt } from '../confirmation.ts'
 import type { JobWatch, ProgressChannel } from '../job-progress.ts'
 
@@ -47,6 +48,12 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
   /** Runs on the arguments before validation, as a route's preValidation hook runs on its body. */
   prepare?: (input: Record<string, unknown>) => Record<string, unknown>
   run: (context: ToolContext, input: Static<Input>) => Promise<Record<string, unknown>>
+  /**
+   * The read `run` makes first, from the call's raw arguments (undefined when they are not as
+   * expected): run ahead, in the statement that checks the agent's token (mcp/agent-actor.ts),
+   * and served to the tool's first read of that statement with those values. For hot read tools.
+   */
+  firstRead?: (input: Record<string, unknown>) => TenantRead | undefined
   /**
    * For a tool that starts a job: how to follow it from its first answer (undefined: nothing
    * started, e.g. already in that state). Used only when the client asked for progress.

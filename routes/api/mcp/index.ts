@@ -11,8 +11,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.post('', {
     config: { auth: 'mcp' },
-    onRequest: mcp.authenticate,
-    preValidation: mcp.refuseBatch,
+    onRequest: mcp.checkToken,
+    preValidation: [mcp.identifyAgent, mcp.refuseBatch],
     errorHandler: mcp.errorHandler,
     schema: {
       tags: ['mcp'],
@@ -46,7 +46,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       method,
       url: '',
       config: { auth: 'mcp' },
-      onRequest: mcp.authenticate,
+      onRequest: mcp.checkToken,
+      preValidation: mcp.identifyAgent,
       schema: {
         tags: ['mcp'],
         operationId,
