@@ -8,7 +8,6 @@ import { createMcpServer } from './mcp-server.ts'
 import { createModernLeg, isLegacyPost } from './modern/handler.ts'
 import { createOriginPolicy } from './origin-policy.ts'
 import { invalidParamsMessage, refuseBatch, sendInvalidParams } from './request-check.ts'
-import { isRecorded, recordToolCall } from './tool-audit.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
 
@@ -63,8 +62,9 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     verify,
     originPolicy: createOriginPolicy({ baseUrl: config.BASE_URL, corsOrigins: config.corsOrigins })
   })
+  // The audit trail (plugins/app/mcp-audit): reads batched, everything else written before the call answers.
   const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
-    async (actor, call) => { if (isRecorded(call, config.MCP_AUDIT_READS)) await recordToolCall(fastify.sql, actor, call) })
+    fastify.mcpAudit.record)
   const modern = createModernLeg(registry, resource, fastify.log)
   fastify.addHook('onClose', async () => modern.close())
 
