@@ -102,7 +102,7 @@ t.test('the buffer: full batches at once, the timer, failed writes and its bound
   const actor: UserActor = { kind: 'agent', userId: admin.user.id, tenantId: admin.user.tenant_id, role: 'admin', email: admin.email, name: 'Admin', sessionId: 'buffer-unit', clientId: 'unit', clientName: 'Unit' }
   const row = (n: number): ToolCallRow => ({ actor, call: { tool: 'whoami', arguments: { n }, outcome: 'ok', durationMs: 1 }, at: new Date() })
   // (Sorted by their number: two batches written at once on two connections interleave their ids.)
-  const written = async () => (await app.sql<{ n: number }>({ text: "SELECT (arguments->>'n')::int AS n FROM agent_tool_calls WHERE grant_id = 'buffer-unit' ORDER BY 1" })).map((r) => r.n)
+  const written = async () => (await app.sql<{ n: number }>({ text: "SELECT (arguments->>'n')::int AS n FROM agent_tool_calls WHERE grant_id = 'buffer-unit' ORDER BY 1", values: [] })).map((r) => r.n)
   const logged: string[] = []
   const log = { error: (_details: Record<string, unknown>, message: string) => { logged.push(message) } }
 
