@@ -9,7 +9,6 @@ import { createMcpServer } from './mcp-server.ts'
 import { createModernLeg, isLegacyPost } from './modern/handler.ts'
 import { createOriginPolicy } from './origin-policy.ts'
 import { invalidParamsMessage, refuseBatch, sendInvalidParams } from './request-check.ts'
-import { isRecorded, recordToolCall } from './tool-audit.ts'
 import { createToolRegistry } from './tool-registry.ts'
 import { ALL_TOOLS } from './tools/index.ts'
 
@@ -60,8 +59,9 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
     // The auth server's own address (as the portal's proxy uses), not BASE_URL: no round trip through the ingress.
     keys: { locate: async () => new URL('/.well-known/jwks.json', await fastify.authServer.origin()) }
   })
+  // The audit trail (plugins/app/mcp-audit): reads batched, everything else written before the call answers.
   const registry = createToolRegistry(ALL_TOOLS, (error, tool, { log }) => (log ?? fastify.log).error({ err: error, tool }, 'MCP tool failed'),
-    async (actor, call) => { if (isRecorded(call, config.MCP_AUDIT_READS)) await recordToolCall(fastify.sql, actor, call) })
+    fastify.mcpAudit.record)
   const { checkToken, identifyAgent } = createMcpAuthentication({
     baseUrl: config.BASE_URL,
     sql: fastify.sql,

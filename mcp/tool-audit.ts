@@ -32,10 +32,18 @@ export function summariseArguments (args: unknown, schema: JsonSchema | undefine
   return summary
 }
 
+const COLUMNS = 'tenant_id, grant_id, client_id, client_name, user_id, tool, arguments, outcome, duration_ms, created_at'
+
 const INSERT_CALL = {
   name: 'mcp-record-tool-call',
-  text: `INSERT INTO agent_tool_calls (tenant_id, grant_id, client_id, client_name, user_id, tool, arguments, outcome, duration_ms, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, now())`
+  text: `INSERT INTO agent_tool_calls (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`
+}
+
+/** Many calls in one statement: one array per column, rows in array order (mcp/read-audit-buffer.ts). */
+const INSERT_CALLS = {
+  name: 'mcp-record-tool-calls',
+  text: `INSERT INTO agent_tool_calls (${COLUMNS})
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::jsonb[], $8::text[], $9::int[], $10::timestamptz[])`
 }
 
 export interface ToolCallRecord {
@@ -46,13 +54,30 @@ export interface ToolCallRecord {
   durationMs: number
 }
 
+/** A call to record: who made it, what it was, and when it ended (the row's `created_at`). */
+export interface ToolCallRow {
+  actor: UserActor
+  call: ToolCallRecord
+  at: Date
+}
+
+/** The row's column values, in COLUMNS order, cut to the columns' lengths. */
+function columnValues ({ actor, call, at }: ToolCallRow): unknown[] {
+  return [actor.tenantId, actor.sessionId, (actor.clientId ?? '').slice(0, 255), (actor.clientName ?? '').slice(0, 200), actor.userId,
+    call.tool.slice(0, 100), JSON.stringify(call.arguments ?? {}), call.outcome.slice(0, 64), Math.round(call.durationMs), at]
+}
+
 /** One row in agent_tool_calls: one INSERT, on the same pool as the request's own reads. */
-export async function recordToolCall (sql: Sql, actor: UserActor, call: ToolCallRecord): Promise<void> {
-  await sql({
-    ...INSERT_CALL,
-    values: [actor.tenantId, actor.sessionId, (actor.clientId ?? '').slice(0, 255), (actor.clientName ?? '').slice(0, 200), actor.userId,
-      call.tool.slice(0, 100), JSON.stringify(call.arguments ?? {}), call.outcome.slice(0, 64), Math.round(call.durationMs)]
-  })
+export async function recordToolCall (sql: Sql, actor: UserActor, call: ToolCallRecord, at = new Date()): Promise<void> {
+  await sql({ ...INSERT_CALL, values: columnValues({ actor, call, at }) })
+}
+
+/** Many rows in agent_tool_calls with one INSERT (one round trip, one statement whatever their number). */
+export async function recordToolCalls (sql: Sql, rows: readonly ToolCallRow[]): Promise<void> {
+  if (rows.length === 0) return
+  const columns: unknown[][] = Array.from({ length: 10 }, () => [])
+  for (const row of rows) columnValues(row).forEach((value, index) => columns[index]!.push(value))
+  await sql({ ...INSERT_CALLS, values: columns })
 }
 
 /**
@@ -61,4 +86,13 @@ export async function recordToolCall (sql: Sql, actor: UserActor, call: ToolCall
  */
 export function isRecorded (call: Pick<ToolCallRecord, 'tool' | 'outcome'>, reads: 'all' | 'refused'): boolean {
   return reads === 'all' || call.outcome !== 'ok' || capabilityLevel(call.tool) !== 'read'
+}
+
+/**
+ * Whether a recorded call may wait in the read buffer (mcp/read-audit-buffer.ts) instead of
+ * being written before the agent gets its answer: a read-only tool's successful call. Writes,
+ * refusals, failures and questions are written at once.
+ */
+export function isDeferrable (call: Pick<ToolCallRecord, 'tool' | 'outcome'>): boolean {
+  return call.outcome === 'ok' && capabilityLevel(call.tool) === 'read'
 }

@@ -24,6 +24,7 @@ import { Migration20261128232647_email_changes } from './Migration20261128232647
 import { Migration20261129042058_module_uninstalling } from './Migration20261129042058_module_uninstalling.ts'
 import { Migration20261129044202_staging_copies } from './Migration20261129044202_staging_copies.ts'
 import { Migration20261129045607_instance_upgrades } from './Migration20261129045607_instance_upgrades.ts'
+import { Migration20261129074857_agent_calls_by_time } from './Migration20261129074857_agent_calls_by_time.ts'
 
 export const migrationsList = [
   { name: 'Migration20261121233953_initial', class: Migration20261121233953_initial },
@@ -50,5 +51,6 @@ export const migrationsList = [
   { name: 'Migration20261128232647_email_changes', class: Migration20261128232647_email_changes },
   { name: 'Migration20261129042058_module_uninstalling', class: Migration20261129042058_module_uninstalling },
   { name: 'Migration20261129044202_staging_copies', class: Migration20261129044202_staging_copies },
-  { name: 'Migration20261129045607_instance_upgrades', class: Migration20261129045607_instance_upgrades }
+  { name: 'Migration20261129045607_instance_upgrades', class: Migration20261129045607_instance_upgrades },
+  { name: 'Migration20261129074857_agent_calls_by_time', class: Migration20261129074857_agent_calls_by_time }
 ]

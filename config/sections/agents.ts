@@ -31,6 +31,14 @@ export const AGENTS_SECTIONS = {
       description: 'Which calls of read-only MCP tools the audit trail keeps: `all`, or `refused` (only those refused or failed: a busy agent polling status then ' +
         'writes no row per poll). Calls of every other tool are always recorded.'
     }),
+    MCP_AUDIT_FLUSH_MS: Type.Integer({
+      minimum: 10,
+      maximum: 60_000,
+      default: 1000,
+      description: 'How long a read-only MCP tool\'s successful call may wait in memory before it is written to the audit trail ' +
+        '(with the others of that moment, as one INSERT; 200 waiting are written at once). A grant\'s `last_used_at` lags by at most this much. ' +
+        'Every other call is written before the agent gets its answer.'
+    }),
     MCP_PROGRESS_MAX_SECONDS: seconds(1, 55, 50, 'How long an MCP tool call that started a job (create, start, stop, restart, backup, restore, module install, addon sync) and carries a ' +
       '`progressToken` stays open, sending progress notifications, before it answers that the job is still running and which read tool to poll. ' +
       'At most 55: MCP clients give up on a request after 60 s unless progress resets their timer.')

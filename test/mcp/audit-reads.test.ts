@@ -27,9 +27,13 @@ t.test('through /api/mcp', async (t) => {
   const admin = await signup(app)
   const instance = await recordInstance(app, admin.user.tenant_id, { name: 'Shop' })
   const agent = await fixture.connectAgent(admin, 'Quiet agent', { level: 'read', instanceIds: null })
-  const tools = async () => (await app.sql<{ tool: string, outcome: string }>({
-    text: 'SELECT tool, outcome FROM agent_tool_calls WHERE grant_id = $1 ORDER BY id', values: [agent.grantId]
-  })).map((row) => `${row.tool} ${row.outcome}`)
+  // Successful reads would wait in the audit buffer: written first, so that "no row" means none was queued either.
+  const tools = async () => {
+    await app.mcpAudit.flush()
+    return (await app.sql<{ tool: string, outcome: string }>({
+      text: 'SELECT tool, outcome FROM agent_tool_calls WHERE grant_id = $1 ORDER BY created_at, id', values: [agent.grantId]
+    })).map((row) => `${row.tool} ${row.outcome}`)
+  }
 
   assertToolSuccess(t, await useTool(app, agent.accessToken, 'get_instance_status', { instance_id: instance }), 'a status poll')
   assertToolSuccess(t, await useTool(app, agent.accessToken, 'list_instances'), 'a list')

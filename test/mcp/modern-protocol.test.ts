@@ -24,9 +24,13 @@ let nextId = 1
 const request = (method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) =>
   ({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(capabilities) } })
 
-const auditRows = async () => (await app.sql<{ tool: string, outcome: string }>({
-  text: 'SELECT tool, outcome FROM agent_tool_calls WHERE grant_id = $1 ORDER BY id', values: [agent.grantId]
-})).map(({ tool, outcome }) => `${tool} ${outcome}`)
+// Successful reads wait in the audit buffer: written first, so that none lands later; in the order the calls were made.
+const auditRows = async () => {
+  await app.mcpAudit.flush()
+  return (await app.sql<{ tool: string, outcome: string }>({
+    text: 'SELECT tool, outcome FROM agent_tool_calls WHERE grant_id = $1 ORDER BY created_at, id', values: [agent.grantId]
+  })).map(({ tool, outcome }) => `${tool} ${outcome}`)
+}
 
 /** A protocol error answer with its HTTP status and JSON-RPC code; nothing else. */
 function assertRefused (t: Test, answer: Awaited<ReturnType<typeof rawPost>>, status: number, code: number, label: string): Record<string, any> {

@@ -17,13 +17,16 @@ export interface AgentCallView {
   created_at: string
 }
 
-/** A person's calls through one grant, newest first: grant id, user id, tenant id, limit, offset. */
+/**
+ * A person's calls through one grant, newest first by the call's time (a batched read's row is
+ * inserted after the calls that followed it: its id is no guide): grant id, user id, tenant id, limit, offset.
+ */
 const LIST_CALLS = {
   name: 'oauth-agent-calls-list',
   text: `SELECT id::float8 AS id, tool, arguments, outcome, duration_ms, client_id, client_name, ${isoUtc('created_at')} AS created_at,
   count(*) OVER ()::int AS total
 FROM agent_tool_calls WHERE grant_id = $1 AND user_id = $2::uuid AND tenant_id = $3::uuid
-ORDER BY id DESC LIMIT $4 OFFSET $5`
+ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`
 }
 
 /** How many calls a person made through one grant (a page past the end still answers the total): grant id, user id, tenant id. */

@@ -10,7 +10,8 @@ import { Tenant } from '../tenants/tenant.entity.ts'
 const AgentToolCallSchema = defineEntity({
   name: 'AgentToolCall',
   tableName: 'agent_tool_calls',
-  indexes: [{ properties: ['grantId', 'id'] }, { properties: ['createdAt'] }],
+  // A grant's calls newest first (by the call's time: batched reads are inserted after later writes), and its last call.
+  indexes: [{ properties: ['grantId', 'createdAt', 'id'] }, { properties: ['createdAt'] }],
   properties: {
     id: identityPrimaryKey(),
     tenant: () => p.manyToOne(Tenant),

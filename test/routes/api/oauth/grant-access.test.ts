@@ -17,8 +17,11 @@ const theirs = await recordInstance(app, stranger.user.tenant_id)
 
 const put = (token: string, id: string, payload: Record<string, unknown>) =>
   app.inject({ method: 'PUT', url: `/api/oauth/grants/${id}`, headers: bearer(token), payload })
-const calls = (token: string, id: string, query = '') =>
-  app.inject({ method: 'GET', url: `/api/oauth/grants/${id}/calls${query}`, headers: bearer(token) })
+/** The audit trail as its person reads it, after the queued read calls are written (mcp/read-audit-buffer.ts). */
+const calls = async (token: string, id: string, query = '') => {
+  await app.mcpAudit.flush()
+  return app.inject({ method: 'GET', url: `/api/oauth/grants/${id}/calls${query}`, headers: bearer(token) })
+}
 
 t.test('lowering a grant to read only on one instance applies at the agent\'s next call', async (t) => {
   const agent = await fixture.connectAgent(admin, 'Ops agent')
@@ -113,6 +116,7 @@ t.test('calls older than the retention are pruned by the periodic job', async (t
   const agent = await fixture.connectAgent(admin, 'Old agent')
   await useTool(app, agent.accessToken, 'whoami')
   await useTool(app, agent.accessToken, 'list_instances')
+  await app.mcpAudit.flush()
   await app.sql({ text: "UPDATE agent_tool_calls SET created_at = now() - interval '91 days' WHERE grant_id = $1 AND tool = 'whoami'", values: [agent.grantId] })
   const pruned = await app.oauth.calls.pruneNow()
   t.ok(pruned.calls >= 1, 'the old call is deleted')
