@@ -88,7 +88,7 @@ export function createMcpEndpoint (fastify: FastifyInstance): McpEndpoint {
       const scope = userScope(fastify.sql, actor, () => request.em, prefetched === undefined ? undefined : (read) => servingPrefetched(read, actor, prefetched))
       const context = { scope, app: fastify, log: request.log, signal: gone.signal }
       // 2026-07-28 requests carry their version in `_meta`; everything else is served as before.
-      if (!await isLegacyPost(request, resource)) return modern.serve(request, reply, context)
+      if (!await isLegacyPost(request)) return modern.serve(request, reply, context)
       const body = request.body as Parameters<typeof invalidParamsMessage>[0]
       const invalid = invalidParamsMessage(body)
       if (invalid !== undefined) return sendInvalidParams(reply, body.id, invalid)

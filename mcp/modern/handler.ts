@@ -5,9 +5,22 @@ import type { ToolRegistry } from '../tool-registry.ts'
 import type { ToolContext } from '../tools/tool.ts'
 import { createModernServer } from './server.ts'
 
+/**
+ * What the SDK's routing rule reads of a request whose body is already parsed: its method and
+ * headers (`isLegacyRequest` reads the body only when it is not given). Not a whole Web Request,
+ * which would copy every header on every call.
+ */
+function methodAndHeaders (request: FastifyRequest): Request {
+  const get = (name: string): string | null => {
+    const value = request.headers[name.toLowerCase()]
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+  }
+  return { method: request.method, headers: { get } } as unknown as Request
+}
+
 /** Whether a POST is 2025-era traffic (no `_meta` envelope claim: `initialize`, a 2025 version header or none), by the SDK's own routing rule. */
-export async function isLegacyPost (request: FastifyRequest, url: string): Promise<boolean> {
-  return isLegacyRequest(toWebRequest(request, url), request.body)
+export async function isLegacyPost (request: FastifyRequest): Promise<boolean> {
+  return isLegacyRequest(methodAndHeaders(request), request.body)
 }
 
 /**
