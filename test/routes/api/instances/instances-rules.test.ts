@@ -4,6 +4,8 @@ import { addMember, bearer, signup } from '../../../support/accounts.ts'
 import { instanceRow, recordInstance, recordInstances } from '../../../support/instance-rows.ts'
 import { statementsDuring } from '../../../support/statements.ts'
 import { captureLog } from '../../../support/log-capture.ts'
+import type { UserActor } from '../../../../lib/actor.ts'
+import { userScope } from '../../../../lib/call-scope.ts'
 
 /** What only the operator may read: setting names, the engine's address, the Docker host. */
 const INTERNALS = /KUBECONFIG|INSTANCE_BACKENDS|DOCKER_HOST|Docker host|unix:|tcp:|\/tmp\//i
@@ -200,4 +202,29 @@ t.test('lifecycle rules: no-ops answer 200, other transitions 409, delete is for
   const unreachable = await post(stopped, 'start')
   t.equal(unreachable.statusCode, 503)
   t.equal((await instanceRow(app, stopped)).state, 'stopped')
+})
+
+t.test('a page for an agent bound to some instances: those alone, counted alone', async (t) => {
+  const { app } = await build(t)
+  const admin = await signup(app)
+  const ids = await recordInstances(app, admin.user.tenant_id, { count: 5 })
+  const bound = [ids[0]!, ids[2]!, ids[4]!]
+  const agent: UserActor = {
+    kind: 'agent',
+    userId: admin.user.id,
+    tenantId: admin.user.tenant_id,
+    role: 'admin',
+    email: admin.user.email,
+    name: 'Bound agent',
+    sessionId: 'grant',
+    access: { level: 'read', instanceIds: bound }
+  }
+  const scope = userScope(app.sql, agent, () => app.orm.em.fork())
+  const first = await app.instances.listPage(scope, { page: 1, per_page: 2 })
+  const second = await app.instances.listPage(scope, { page: 2, per_page: 2 })
+  const listed = [...first.instances, ...second.instances].map((row) => row.id)
+  t.same([...listed].sort(), [...bound].sort(), 'the bound instances, each once, over two pages')
+  t.same([first.pagination.total, second.pagination.total], [3, 3], 'the total counts the bound instances alone')
+  const past = await app.instances.listPage(scope, { page: 3, per_page: 2 })
+  t.same([past.instances, past.pagination.total], [[], 3], 'past the end: empty, same total')
 })
