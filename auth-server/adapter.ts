@@ -5,6 +5,7 @@ import { UUID_PATTERN, isUuid } from '../lib/uuid.ts'
 import { withClientCache } from './client-cache.ts'
 import { ACTIVE_ACCOUNT, accountFrom } from './account.ts'
 import type { CodePrefetch } from './code-prefetch.ts'
+import type { HeldConsume } from './held-consume.ts'
 
 /**
  * oidc-provider's storage on PostgreSQL: one `oidc_payloads` row per model
@@ -32,11 +33,13 @@ export interface AdapterOptions {
   clientCacheMs?: number
   /** Where a code's lookup leaves its Grant and account for the rest of the exchange (code-prefetch.ts). */
   prefetch?: CodePrefetch
+  /** Where an exchange's code consume waits for its refresh token, to go in one statement (held-consume.ts). */
+  heldConsume?: HeldConsume
 }
 
 export function createPostgresAdapter (pool: pg.Pool, options: AdapterOptions = {}): AdapterFactory {
   return (kind) => {
-    const adapter = withPrefetch(createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0), pool, kind, options.prefetch)
+    const adapter = withPrefetch(createModelAdapter(pool, kind, kind === 'RefreshToken' ? options.refreshGraceSeconds ?? 0 : 0, options.heldConsume), pool, kind, options.prefetch)
     const clientCacheMs = options.clientCacheMs ?? 60_000
     return kind === 'Client' && clientCacheMs > 0 ? withClientCache(adapter, clientCacheMs) : adapter
   }
@@ -67,6 +70,25 @@ const CONSUME = {
   name: 'oidc-consume',
   text: `UPDATE oidc_payloads SET consumed_at = now()
     WHERE kind = $1 AND id = $2 AND consumed_at IS NULL AND ${LIVE} RETURNING id`
+}
+/**
+ * A held code consume (held-consume.ts) and the refresh token its exchange stores, in one
+ * statement: $1-$7 as UPSERT, $8 the code. The token is stored only if this statement consumed
+ * the code; `consumed` says whether it did.
+ */
+const CONSUME_CODE_AND_STORE_TOKEN = {
+  name: 'oidc-consume-code-store-token',
+  text: `WITH consumed AS (
+    UPDATE oidc_payloads SET consumed_at = now()
+    WHERE kind = 'AuthorizationCode' AND id = $8 AND consumed_at IS NULL AND ${LIVE} RETURNING id
+  ), stored AS (
+    INSERT INTO oidc_payloads (kind, id, payload, grant_id, uid, user_code, expires_at)
+    SELECT $1::varchar, $2::varchar, $3::jsonb, $4::varchar, $5::varchar, $6::varchar, $7::timestamptz WHERE EXISTS (SELECT 1 FROM consumed)
+    ON CONFLICT (kind, id) DO UPDATE SET payload = EXCLUDED.payload, grant_id = EXCLUDED.grant_id,
+      uid = EXCLUDED.uid, user_code = EXCLUDED.user_code, expires_at = EXCLUDED.expires_at
+    RETURNING 1
+  )
+  SELECT EXISTS (SELECT 1 FROM consumed) AS consumed`
 }
 const DESTROY = { name: 'oidc-destroy', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND id = $2' }
 const REVOKE_BY_GRANT = { name: 'oidc-revoke-by-grant', text: 'DELETE FROM oidc_payloads WHERE kind = $1 AND grant_id = $2' }
@@ -146,7 +168,7 @@ export function assertStorable (...values: unknown[]): void {
   }
 }
 
-function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number): Adapter {
+function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number, held?: HeldConsume): Adapter {
   async function findOne (where: keyof typeof FIND, value: string): Promise<AdapterPayload | undefined> {
     assertStorable(value)
     const { rows } = await pool.query<PayloadRow>({ ...FIND[where], values: [kind, value, graceSeconds] })
@@ -159,10 +181,14 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
     async upsert (id, payload, expiresIn) {
       assertStorable(id, payload)
       const expiresAt = typeof expiresIn === 'number' && expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null
-      await pool.query({
-        ...UPSERT,
-        values: [kind, id, withoutConsumed(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresAt]
-      })
+      const values = [kind, id, withoutConsumed(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresAt]
+      const code = kind === 'RefreshToken' ? held?.take() : undefined
+      if (code === undefined) {
+        await pool.query({ ...UPSERT, values })
+        return
+      }
+      const { rows: [row] } = await pool.query<{ consumed: boolean }>({ ...CONSUME_CODE_AND_STORE_TOKEN, values: [...values, code] })
+      if (row?.consumed !== true) throw new AlreadyConsumedError('AuthorizationCode')
     },
 
     find: (id) => findOne('id', id),
@@ -171,6 +197,7 @@ function createModelAdapter (pool: pg.Pool, kind: string, graceSeconds: number):
 
     async consume (id) {
       assertStorable(id)
+      if (kind === 'AuthorizationCode' && held?.hold(id) === true) return
       const { rowCount } = await pool.query({ ...CONSUME, values: [kind, id] })
       // The library ignores consume's result: only an exception stops a second redemption.
       if (rowCount !== 1) throw new AlreadyConsumedError(kind)

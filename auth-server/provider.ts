@@ -5,6 +5,7 @@ import { deriveKey } from '../lib/secrets.ts'
 import type { FindAccount } from './account.ts'
 import { createPostgresAdapter } from './adapter.ts'
 import { createCodePrefetch } from './code-prefetch.ts'
+import { createHeldConsume } from './held-consume.ts'
 import { parseAllowHosts } from '../lib/outbound-url.ts'
 import { builtInGrants, wrapBuiltInGrant } from './built-in-grants.ts'
 import { clientIdMetadataDocuments } from './client-id-metadata.ts'
@@ -36,10 +37,12 @@ export function createProvider (deps: ProviderDeps): Provider {
   if (config.JWT_SECRET === undefined) throw new Error('JWT_SECRET must be resolved before the auth server is built')
   const mcpResource = mcpResourceUrl(config.BASE_URL)
   const prefetch = createCodePrefetch()
+  const heldConsume = createHeldConsume()
+  const adapter = createPostgresAdapter(pool, { refreshGraceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS, prefetch, heldConsume })
 
   const provider = new Provider(config.BASE_URL, buildConfiguration({
     config,
-    adapter: createPostgresAdapter(pool, { refreshGraceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS, prefetch }),
+    adapter,
     keys,
     findAccount: async (ctx, id) => {
       const kept = prefetch.account(id)
@@ -55,9 +58,11 @@ export function createProvider (deps: ProviderDeps): Provider {
   provider.proxy = true
 
   allowLoopbackOnAnyPort(provider.Client)
+  // The code's consume waits for the refresh token, to be stored with it in one statement (held-consume.ts).
+  const consumeCode = async (id: string) => adapter('AuthorizationCode').consume(id)
   wrapBuiltInGrant(provider, builtInGrants.authorizationCode, (original) => async (ctx) => {
     ctx.oidc.params.resource = normalizeResource(ctx.oidc.params.resource, mcpResource)
-    await original(ctx)
+    await heldConsume.around(async () => original(ctx), consumeCode)
   })
   wrapBuiltInGrant(provider, builtInGrants.refreshToken, (original) => {
     const withGrace = createRefreshGrace({ pool, graceSeconds: config.OAUTH_REFRESH_GRACE_SECONDS })(original)

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import t from 'tap'
-import { BASE_URL, MCP, startTestAuthServer } from './helpers.ts'
-import { createUser, grantExists, issueCode, pkcePair, redeem, refresh, registerClient, revoke, revokeRequest } from './token-support.ts'
+import { BASE_URL, MCP, register, startTestAuthServer } from './helpers.ts'
+import { createUser, grantExists, issueCode, pkcePair, redeem, refresh, REDIRECT, registerClient, revoke, revokeRequest } from './token-support.ts'
 
 t.test('authorization code exchange', async (t) => {
   const server = await startTestAuthServer(t)
@@ -43,7 +43,7 @@ t.test('authorization code exchange', async (t) => {
     }
   })
 
-  t.test('an exchange reads its code, grant and account in one statement: three statements in all', async (t) => {
+  t.test('an exchange reads its code, grant and account in one statement, then consumes the code and stores the refresh token in one: two statements in all', async (t) => {
     const { verifier, challenge } = pkcePair()
     const { code } = await issueCode(server, clientId, user.id, challenge)
     const statements: string[] = []
@@ -59,8 +59,11 @@ t.test('authorization code exchange', async (t) => {
     } finally {
       server.pool.query = original
     }
-    t.same(statements, ['oidc-find-code-with-grant-and-account', 'oidc-consume', 'oidc-upsert'],
-      'the code (with its grant and account), its consumption, the refresh token')
+    t.same(statements, ['oidc-find-code-with-grant-and-account', 'oidc-consume-code-store-token'],
+      'the code (with its grant and account), then its consumption with the refresh token')
+    const { rows: [row] } = await server.pool.query<{ consumed: boolean }>(
+      `SELECT consumed_at IS NOT NULL AS consumed FROM oidc_payloads WHERE kind = 'AuthorizationCode' AND id = $1`, [code])
+    t.equal(row?.consumed, true, 'the code is consumed')
   })
 
   t.test('no tokens once the grant is gone (disconnected between consent and exchange)', async (t) => {
@@ -90,7 +93,7 @@ t.test('authorization code exchange', async (t) => {
 
   t.test('10 concurrent redemptions of one code: exactly one wins', async (t) => {
     const { verifier, challenge } = pkcePair()
-    const { code } = await issueCode(server, clientId, user.id, challenge)
+    const { code, grantId } = await issueCode(server, clientId, user.id, challenge)
     const results = await Promise.all(Array.from({ length: 10 }, () => redeem(server, clientId, code, verifier)))
     t.equal(results.filter((r) => r.status === 200).length, 1)
     for (const r of results.filter((r) => r.status !== 200)) {
@@ -98,6 +101,34 @@ t.test('authorization code exchange', async (t) => {
       t.equal(r.body.error, 'invalid_grant')
       t.notOk('access_token' in r.body)
     }
+    const { rows: [row] } = await server.pool.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM oidc_payloads WHERE kind = 'RefreshToken' AND grant_id = $1`, [grantId])
+    // A loser that read the code after the winner consumed it takes it for a replay and revokes the grant (tokens included).
+    t.ok((row?.count ?? 0) <= 1, 'at most the winner\'s refresh token: a loser stores none')
+  })
+
+  t.test('a client that takes no refresh tokens: the code is still consumed before the answer', async (t) => {
+    const { status: registered, body: client } = await register(server.url, { redirect_uris: [REDIRECT], client_name: 'No refresh', grant_types: ['authorization_code'] })
+    t.equal(registered, 201, JSON.stringify(client))
+    const { verifier, challenge } = pkcePair()
+    const { code, grantId } = await issueCode(server, client.client_id as string, user.id, challenge)
+    const first = await redeem(server, client.client_id as string, code, verifier)
+    t.equal(first.status, 200, JSON.stringify(first.body))
+    t.notOk('refresh_token' in first.body, 'no refresh token')
+    const replay = await redeem(server, client.client_id as string, code, verifier)
+    t.equal(replay.body.error, 'invalid_grant', 'the code was consumed')
+    t.notOk(await grantExists(server, grantId), 'and its replay revokes the grant')
+  })
+
+  t.test('an exchange that fails after taking its code still consumes it', async (t) => {
+    const person = await createUser(server)
+    const { verifier, challenge } = pkcePair()
+    const { code } = await issueCode(server, clientId, person.id, challenge)
+    await server.pool.query('UPDATE users SET active = false WHERE id = $1', [person.id])
+    t.equal((await redeem(server, clientId, code, verifier)).body.error, 'invalid_grant', 'refused: the person is deactivated')
+    await server.pool.query('UPDATE users SET active = true WHERE id = $1', [person.id])
+    const again = await redeem(server, clientId, code, verifier)
+    t.equal(again.body.error, 'invalid_grant', 'the code cannot be used once the person is back')
   })
 
   t.test('a replayed code revokes the grant', async (t) => {
