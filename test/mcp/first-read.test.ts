@@ -11,6 +11,7 @@ import { servingPrefetched } from '../../mcp/prefetched-read.ts'
 import { bearer, signup } from '../support/accounts.ts'
 import { recordInstance } from '../support/instance-rows.ts'
 import { callTool, mcpHeaders, startMcpFixture } from '../support/mcp.ts'
+import { envelope, mcpUrl, modernHeaders, rawPost } from '../support/mcp-modern.ts'
 import { statementsDuring } from '../support/statements.ts'
 import { assertToolError, assertToolSuccess, useTool } from './tool-helpers.ts'
 
@@ -44,6 +45,18 @@ t.test('list_instances: one statement, and a bound agent still sees its instance
   t.same(listed.instances.map((row: { id: number }) => row.id), [shop], 'only the bound instance')
   assertToolError(t, await useTool(app, bound.accessToken, 'get_instance_status', { instance_id: books }), 'INSTANCE_NOT_FOUND', 'outside the binding: not found, though the read ran')
   assertToolError(t, await useTool(app, agent.accessToken, 'get_instance_status', { instance_id: theirs }), 'INSTANCE_NOT_FOUND', 'another company\'s instance')
+})
+
+t.test('2026-07-28: the same one statement and the same answer', async (t) => {
+  const url = await mcpUrl(app)
+  const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_instance_status', arguments: { instance_id: shop }, _meta: envelope() } }
+  let answer: Awaited<ReturnType<typeof rawPost>> | undefined
+  const statements = await statementsDuring(app, async () => {
+    answer = await rawPost(url, modernHeaders(agent.accessToken, 'tools/call', 'get_instance_status'), body)
+  })
+  t.equal(answer?.status, 200, answer?.text)
+  t.same(statements, ['mcp-agent+instances-status/1'], 'one round trip')
+  t.match(answer?.json?.result?.structuredContent, { status: { id: shop } }, 'the instance\'s status')
 })
 
 t.test('every call reads afresh: the first read is run for its own call, never kept', async (t) => {
