@@ -61,8 +61,8 @@ export function appScenarios (session: Session, tenant: PreparedTenant): Scenari
       body: toolCall('get_instance_status', { instance_id: Number(tenant.instanceId) }),
       versus: INSTANCE_STATUS
     },
-    // No REST route lists tools: its ratio is against the floor, like every row's.
-    { name: 'POST /api/mcp tools/list', method: 'POST', path: '/api/mcp', headers: mcpHeaders(tenant.agentToken), body: toolsList() },
+    // No REST route lists tools: beside the floor, it is read against the REST list the list tool is compared with.
+    { name: 'POST /api/mcp tools/list', method: 'POST', path: '/api/mcp', headers: mcpHeaders(tenant.agentToken), body: toolsList(), versus: LIST_INSTANCES },
     { name: 'GET /api/me', method: 'GET', path: '/api/me', headers: auth },
     { name: 'GET /api/dashboard', method: 'GET', path: '/api/dashboard', headers: home },
     { name: 'GET /api/activity', method: 'GET', path: '/api/activity?limit=20', headers: home },

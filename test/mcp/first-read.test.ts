@@ -54,7 +54,7 @@ t.test('2026-07-28: the same one statement and the same answer', async (t) => {
   const statements = await statementsDuring(app, async () => {
     answer = await rawPost(url, modernHeaders(agent.accessToken, 'tools/call', 'get_instance_status'), body)
   })
-  t.equal(answer?.status, 200, answer?.text)
+  t.equal(answer?.status, 200, answer?.text ?? '')
   t.same(statements, ['mcp-agent+instances-status/1'], 'one round trip')
   t.match(answer?.json?.result?.structuredContent, { status: { id: shop } }, 'the instance\'s status')
 })
