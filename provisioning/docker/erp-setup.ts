@@ -5,7 +5,8 @@
  */
 import type Docker from 'dockerode'
 import { extract, pack } from 'tar-stream'
-import { OneOffFailedError, type InstanceRef, type InstanceSpec, type OneOffRun } from '../backend.ts'
+import type { InstanceRef, InstanceSpec } from '../backend.ts'
+import { OneOffFailedError, type OneOffRun } from '../one-off-run.ts'
 import { ensureImage } from './image.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import { demuxFrames } from './logs.ts'

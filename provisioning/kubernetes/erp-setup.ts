@@ -5,7 +5,8 @@
  * data claim and addons claim, run to its end before the Deployment is applied.
  */
 import type { V1Secret } from '@kubernetes/client-node'
-import { OneOffFailedError, type InstanceSpec, type OneOffRun } from '../backend.ts'
+import type { InstanceSpec } from '../backend.ts'
+import { OneOffFailedError, type OneOffRun } from '../one-off-run.ts'
 import { ERP_CONFIG_PATH, erpInitialiseCommand, erpNeutralizeCommand, erpServerConfig } from '../erp/server-config.ts'
 import type { KubeJobs } from './jobs.ts'
 import { addonsClaimOf, configSecretOf, dataClaimOf, dbSecretOf, initJobOf, instanceLabels, namespaceOf, neutralizeJobOf, oneOffJobOf } from './names.ts'

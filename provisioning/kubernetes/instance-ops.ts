@@ -3,7 +3,8 @@
  * server-side apply of the whole desired object (a second apply changes nothing),
  * deletes that treat "already gone" as done.
  */
-import type { InstanceSpec, OneOffRun } from '../backend.ts'
+import type { InstanceSpec } from '../backend.ts'
+import type { OneOffRun } from '../one-off-run.ts'
 import { ensureClaim } from './claims.ts'
 import { deploymentManifest, restartPatch, type DeploymentSettings } from './deployment-manifest.ts'
 import { configSecretManifest, initialiseOnKubernetes, neutralizeOnKubernetes, runOneOffOnKubernetes } from './erp-setup.ts'

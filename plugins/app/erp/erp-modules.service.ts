@@ -10,7 +10,8 @@ import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { ErpModule, type ModuleEdition } from '../modules/erp-module.entity.ts'
 import { Tenant } from '../tenants/tenant.entity.ts'
 import { InstanceModule, type InstanceModuleState } from './instance-module.entity.ts'
-import { ERP_MODULE_QUEUE, type ErpModuleJobData } from './erp-module.queue.ts'
+import { ERP_MODULE_QUEUE } from './erp-module.queue.ts'
+import { requestModuleJob } from './module-job-request.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { createModuleUninstall } from './module-uninstall-request.ts'
@@ -73,21 +74,15 @@ export function createErpModulesService (deps: {
 
   /** A module uninstalled earlier, asked for again: the same assignment goes back to `queued` with a new install job. */
   async function reinstall (em: EntityManager, actor: CallScope['actor'], instance: Instance, row: InstanceModule): Promise<{ module: InstanceModuleView, created: boolean }> {
-    const queued = await em.transactional(async (tx) => {
-      const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: 'uninstalled' }, { state: 'queued', error: null, installedAt: null, updatedAt: new Date() })
-      if (changed === 0) return false
-      const data: ErpModuleJobData = { tenantId: actor.tenantId, instanceModuleId: row.id }
-      await jobs.send(tx, ERP_MODULE_QUEUE, data)
-      activity.record(tx, actor, {
-        type: 'instance_module.requested',
-        title: `Install of ${row.module.name} (${row.module.technicalName}) on ${instance.name} requested`,
-        targetType: 'instance',
-        targetId: String(instance.id),
-        instanceId: instance.id
-      })
-      return true
-    })
-    if (queued) jobs.wake(ERP_MODULE_QUEUE)
+    const queued = await requestModuleJob(em, deps, actor, {
+      queue: ERP_MODULE_QUEUE,
+      instance,
+      activity: { type: 'instance_module.requested', title: `Install of ${row.module.name} (${row.module.technicalName}) on ${instance.name} requested` },
+      change: async (tx) => {
+        const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: 'uninstalled' }, { state: 'queued', error: null, installedAt: null, updatedAt: new Date() })
+        return changed === 0 ? undefined : row
+      }
+    }) !== undefined
     const now = await em.findOneOrFail(InstanceModule, row.id, { populate: ['module'], refresh: true })
     return { module: toInstanceModuleView(now), created: queued }
   }
@@ -136,28 +131,23 @@ export function createErpModulesService (deps: {
       if (existing?.state === 'uninstalled') return await reinstall(em, actor, instance, existing)
       if (existing !== null) return { module: toInstanceModuleView(existing), created: false }
       try {
-        const created = await em.transactional(async (tx) => {
-          const row = tx.create(InstanceModule, {
-            tenant: tx.getReference(Tenant, actor.tenantId),
-            instance: tx.getReference(Instance, instance.id),
-            module,
-            state: 'queued',
-            error: null,
-            installedAt: null
-          })
-          await tx.flush()
-          const data: ErpModuleJobData = { tenantId: actor.tenantId, instanceModuleId: row.id }
-          await jobs.send(tx, ERP_MODULE_QUEUE, data)
-          activity.record(tx, actor, {
-            type: 'instance_module.requested',
-            title: `Install of ${module.name} (${module.technicalName}) on ${instance.name} requested`,
-            targetType: 'instance',
-            targetId: String(instance.id),
-            instanceId: instance.id
-          })
-          return row
+        const created = await requestModuleJob(em, deps, actor, {
+          queue: ERP_MODULE_QUEUE,
+          instance,
+          activity: { type: 'instance_module.requested', title: `Install of ${module.name} (${module.technicalName}) on ${instance.name} requested` },
+          change: async (tx) => {
+            const row = tx.create(InstanceModule, {
+              tenant: tx.getReference(Tenant, actor.tenantId),
+              instance: tx.getReference(Instance, instance.id),
+              module,
+              state: 'queued',
+              error: null,
+              installedAt: null
+            })
+            await tx.flush()
+            return row
+          }
         })
-        jobs.wake(ERP_MODULE_QUEUE)
         return { module: toInstanceModuleView(created), created: true }
       } catch (error) {
         // Two admins assigning the same module at once: the unique index decides, the second is a no-op.

@@ -16,8 +16,9 @@ import { InstanceNotFound } from '../instances/instances.errors.ts'
 import { ErpModule } from '../modules/erp-module.entity.ts'
 import type { ErpAccess } from './erp-access.ts'
 import { ModuleNotFound } from './erp.errors.ts'
-import { ERP_MODULE_UNINSTALL_QUEUE, type ErpModuleJobData } from './erp-module.queue.ts'
+import { ERP_MODULE_UNINSTALL_QUEUE } from './erp-module.queue.ts'
 import { InstanceModule } from './instance-module.entity.ts'
+import { requestModuleJob } from './module-job-request.ts'
 import { NOT_INSTALLED } from './module-uninstall.ts'
 import type { InstanceModuleView } from './erp-modules.service.ts'
 
@@ -44,7 +45,7 @@ export function createModuleUninstall (deps: {
   access: ErpAccess
   view: (row: InstanceModule) => InstanceModuleView
 }) {
-  const { jobs, activity, access } = deps
+  const { access } = deps
 
   /**
    * Asks the ERP (when it answers) whether the module is installed and what depends on it;
@@ -93,22 +94,16 @@ export function createModuleUninstall (deps: {
     }
     await checkInErp(em, instance, row)
     if (options.checkOnly === true) return { module: deps.view(row), queued: false }
-    const queued = await em.transactional(async (tx) => {
-      // Two requests at once: the first moves the row, the second finds it moved and queues nothing.
-      const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: { $in: [...MAY_BE_INSTALLED] } }, { state: 'uninstalling', error: null, updatedAt: new Date() })
-      if (changed === 0) return false
-      const data: ErpModuleJobData = { tenantId: actor.tenantId, instanceModuleId: row.id }
-      await jobs.send(tx, ERP_MODULE_UNINSTALL_QUEUE, data)
-      activity.record(tx, actor, {
-        type: 'instance_module.uninstall_requested',
-        title: `Uninstall of ${module.name} (${module.technicalName}) from ${instance.name} requested`,
-        targetType: 'instance',
-        targetId: String(instance.id),
-        instanceId: instance.id
-      })
-      return true
-    })
-    if (queued) jobs.wake(ERP_MODULE_UNINSTALL_QUEUE)
+    const queued = await requestModuleJob(em, deps, actor, {
+      queue: ERP_MODULE_UNINSTALL_QUEUE,
+      instance,
+      activity: { type: 'instance_module.uninstall_requested', title: `Uninstall of ${module.name} (${module.technicalName}) from ${instance.name} requested` },
+      change: async (tx) => {
+        // Two requests at once: the first moves the row, the second finds it moved and queues nothing.
+        const changed = await tx.nativeUpdate(InstanceModule, { id: row.id, state: { $in: [...MAY_BE_INSTALLED] } }, { state: 'uninstalling', error: null, updatedAt: new Date() })
+        return changed === 0 ? undefined : row
+      }
+    }) !== undefined
     const now = await em.findOneOrFail(InstanceModule, row.id, { populate: ['module'], refresh: true })
     if (!queued && now.state !== 'uninstalling') {
       throw ModuleNotInstalled(`${module.technicalName} is not installed on ${instance.name}: it is ${now.state}`, { field: 'module_id', state: now.state })
