@@ -37,6 +37,8 @@ export function invalidParamsMessage (body: JsonRpcBody): string | undefined {
   if (body.method === 'tools/call') {
     const problem = toolCallProblem(body.params)
     if (problem !== undefined) return `Invalid params: ${problem}`
+    // Nothing but a name and arguments, both checked above: what the SDK's schema asks of such a call.
+    if (body.params !== undefined && Object.keys(body.params).every((key) => key === 'name' || key === 'arguments')) return undefined
   }
   const parsed = schema.safeParse(body)
   if (parsed.success) return undefined
