@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify'
  * workers' statements (pg-boss polls its queues, all in the `pgboss` schema,
  * mail delivery, the webhook fan-out's look for new events) are left out: they
  * are not the caller's doing. So is the rest of a worker's transaction (the BEGIN
- * and COMMIT around the fan-out's look), but not what the same pooled connection
- * sends for the caller before or after.
+ * and COMMIT around the fan-out's look), and the end of any transaction begun
+ * before `fn` started; what the same pooled connection sends for the caller
+ * before or after is kept.
  */
 export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
   const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
@@ -31,6 +32,8 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
       }
     } else if (inWorkerTransaction.has(this)) {
       if (/^(COMMIT|ROLLBACK)/i.test(label)) inWorkerTransaction.delete(this)
+    } else if (/^(COMMIT|ROLLBACK)/i.test(label) && !seen.some((entry) => entry.client === this && /^BEGIN/i.test(entry.label))) {
+      // The end of a transaction begun before `fn` started (a worker's): not the caller's.
     } else {
       seen.push({ client: this, label })
     }
