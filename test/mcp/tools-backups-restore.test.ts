@@ -11,7 +11,7 @@ import { addMember, signup } from '../support/accounts.ts'
 import { backupTestImage, completedBackup } from '../support/backups.ts'
 import { requireDockerOrSkipLoudly } from '../support/docker/engine.ts'
 import { recordInstance } from '../support/instance-rows.ts'
-import { dockerInstanceEnv, uniqueSubdomain } from '../support/instances.ts'
+import { dockerInstanceEnv, tagTestImages, uniqueSubdomain } from '../support/instances.ts'
 import { startMcpFixture } from '../support/mcp.ts'
 import { assertToolError, assertToolSuccess, latestActivity, tenantSnapshot, useTool } from './tool-helpers.ts'
 import { activeSubscription } from '../support/billing-fixtures.ts'
@@ -19,6 +19,8 @@ import { activeSubscription } from '../support/billing-fixtures.ts'
 const docker = await requireDockerOrSkipLoudly(t)
 
 docker.test('restore_backup_as_new_instance takes a plan slot, verifies the archive, and changes nothing when it refuses', async (t) => {
+  // The stand-in images and the relay that lets containers reach the test database: the backend's readiness needs both.
+  await tagTestImages()
   const backupDir = mkdtempSync(join(tmpdir(), 'mcp-restore-new-'))
   t.teardown(() => rmSync(backupDir, { recursive: true, force: true }))
   const { app, connectAgent } = await startMcpFixture(t, dockerInstanceEnv(t, { BACKUP_IMAGE: await backupTestImage(), BACKUP_DIR: backupDir, JOB_WORKERS: false }))
