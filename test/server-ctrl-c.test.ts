@@ -78,8 +78,8 @@ t.test('a start while the previous one drains waits for it, saying so in one lin
   await chmod(dataDir, 0o755)
   t.teardown(() => rm(dataDir, { recursive: true, force: true }))
   const [port, pgPort] = [await freePort(), await freePort()]
-  // SIGTERM with a drain delay (what a process manager sends): the old process keeps serving for 4 s, long enough to start again meanwhile.
-  const env = { PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), AUTH_SERVER_PROCESS: 'false', SHUTDOWN_DELAY_SECONDS: '4' }
+  // SIGTERM with a drain delay (what a process manager sends): the old process keeps serving for 15 s, long enough to start again meanwhile, even on a loaded machine where a start takes seconds to load.
+  const env = { PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), AUTH_SERVER_PROCESS: 'false', SHUTDOWN_DELAY_SECONDS: '15' }
   const old = startInGroup(env)
   t.teardown(() => { try { process.kill(-old.child.pid!, 'SIGKILL') } catch {} })
   await waitForReady(`http://127.0.0.1:${port}/health/ready`, old, 120_000)

@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify'
  * workers' statements (pg-boss polls its queues, all in the `pgboss` schema,
  * mail delivery, the webhook fan-out's look for new events) are left out: they
  * are not the caller's doing. So is the rest of a worker's transaction (the BEGIN
- * and COMMIT around the fan-out's look), and the end of any transaction begun
- * before `fn` started; what the same pooled connection sends for the caller
+ * and COMMIT around the fan-out's look), the end of any transaction begun
+ * before `fn` started, and a BEGIN sent last on its connection (a worker's,
+ * whose next statement came after `fn` ended); what the same pooled connection sends for the caller
  * before or after is kept.
  */
 export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
@@ -44,7 +45,10 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
   } finally {
     prototype.query = original
   }
-  return seen.map((entry) => entry.label)
+  // A BEGIN with nothing after it on its connection: a worker's, whose next statement came after `fn`
+  // ended (the caller's own transactions have ended by then).
+  const unfinished = seen.filter((entry, index) => /^BEGIN/i.test(entry.label) && !seen.slice(index + 1).some((later) => later.client === entry.client))
+  return seen.filter((entry) => !unfinished.includes(entry)).map((entry) => entry.label)
 }
 
 /** What only the job workers send. */
