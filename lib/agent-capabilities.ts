@@ -97,8 +97,13 @@ export function assertInstanceVisible (actor: UserActor, instanceId: number | st
   if (actor.kind === 'agent' && !instanceAllowed(actor.access, instanceId)) throw InstanceNotFound()
 }
 
+/** Whether the actor is an agent whose grant names the instances it may see (people and unrestricted agents see all). */
+export function seesSomeInstances (actor: UserActor): boolean {
+  return actor.kind === 'agent' && actor.access?.instanceIds != null
+}
+
 /** A list narrowed to the grant's instances (unchanged for people and unrestricted agents). */
 export function visibleInstances<T> (actor: UserActor, rows: T[], idOf: (row: T) => number | string): T[] {
-  if (actor.kind !== 'agent' || actor.access?.instanceIds == null) return rows
+  if (!seesSomeInstances(actor)) return rows
   return rows.filter((row) => instanceAllowed(actor.access, idOf(row)))
 }

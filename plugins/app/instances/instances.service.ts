@@ -1,4 +1,4 @@
-import { pageInfo, slicePage, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
+import { pageInfo, pageWindow, slicePage, type PageInfo, type PageRequest } from '../../../lib/pages.ts'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FastifyBaseLogger } from 'fastify'
@@ -13,14 +13,14 @@ import type { BackendRegistry } from './backend-registry.ts'
 import type { ErpDatabasesPort } from './erp-databases-port.ts'
 import { Instance } from './instance.entity.ts'
 import { checkInstanceInput, type NewInstanceInput } from './instance-input.ts'
-import { INSTANCE_STATUS, LIST_INSTANCES, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
+import { INSTANCE_STATUS, INSTANCES_PAGE, LIST_INSTANCES, type InstancesPageRow, type InstanceStatusRow, type InstanceSummaryRow } from './instance.queries.ts'
 import { instanceResources, subscriptionSize } from './instance-resources.ts'
 import { ACTIONS, decide, type InstanceAction } from './instance-states.ts'
 import type { InstanceTransitions } from './instance-transitions.ts'
 import { toInstanceDetail, toInstanceStatus, toInstanceSummary, type InstanceDetailView, type InstanceStatusView, type InstanceSummaryView } from './instance.view.ts'
 import { InstanceNotFound, StagingNotNeutralized } from './instances.errors.ts'
 import { INSTANCE_QUEUE, type InstanceJobData } from './instance-actions.queue.ts'
-import { visibleInstances } from '../../../lib/agent-capabilities.ts'
+import { seesSomeInstances, visibleInstances } from '../../../lib/agent-capabilities.ts'
 import type { CallScope } from '../../../lib/call-scope.ts'
 
 export interface InstancesServiceDeps {
@@ -130,13 +130,19 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     },
 
     /**
-     * One page of the list (REST). Paged in code after the agent-binding filter, which
-     * is not SQL: a company's instances are few (the plan caps them), and the list stays
-     * one statement with the token check in it.
+     * One page of the list (REST), paged by the database with the token check in the
+     * same statement. An agent bound to some instances pages what it may see: that
+     * filter is not SQL, so it reads the whole list (a company's instances are few:
+     * the plan caps them) and pages it in code.
      */
     async listPage (scope: Pick<CallScope, 'read'>, request: PageRequest): Promise<{ instances: InstanceSummaryView[], pagination: PageInfo }> {
-      const all = await this.list(scope)
-      return { instances: slicePage(all, request), pagination: pageInfo(request, all.length) }
+      const { limit, offset } = pageWindow(request)
+      const { actor, rows: [page] } = await scope.read<InstancesPageRow>(INSTANCES_PAGE, [limit, offset])
+      if (seesSomeInstances(actor)) {
+        const all = await this.list(scope)
+        return { instances: slicePage(all, request), pagination: pageInfo(request, all.length) }
+      }
+      return { instances: page!.instances.map((row) => toInstanceSummary(row, instancesDomain)), pagination: pageInfo(request, page!.total) }
     },
 
     async get ({ em }: Pick<CallScope, 'em'>, id: number): Promise<InstanceDetailView> {

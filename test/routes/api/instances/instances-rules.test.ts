@@ -146,22 +146,29 @@ t.test('status: ETag and If-None-Match answer 304 until the state changes', asyn
 t.test('list: one statement, the token check included, however many instances; fresh on every call', async (t) => {
   const { app } = await build(t)
   const admin = await signup(app)
-  const list = async () => {
+  const list = async (query = '?per_page=100') => {
     let answer: Awaited<ReturnType<typeof app.inject>> | undefined
     const statements = await statementsDuring(app, async () => {
-      answer = await app.inject({ method: 'GET', url: '/api/instances?per_page=100', headers: bearer(admin.token) })
+      answer = await app.inject({ method: 'GET', url: `/api/instances${query}`, headers: bearer(admin.token) })
     })
     if (answer === undefined || answer.statusCode !== 200) throw new Error(answer?.body ?? 'no answer')
-    return { statements, ids: answer.json().instances.map((i: { id: number }) => i.id) as number[] }
+    const body = answer.json()
+    return { statements, ids: body.instances.map((i: { id: number }) => i.id) as number[], total: body.pagination.total as number }
   }
   await recordInstances(app, admin.user.tenant_id, { count: 3 })
   const few = await list()
-  t.same(few.statements, ['session:instances-list'], 'one statement, the token check included')
+  t.same(few.statements, ['session:instances-page'], 'one statement, the token check included')
   t.equal(few.ids.length, 3)
   await recordInstances(app, admin.user.tenant_id, { count: 40 })
   const many = await list()
-  t.same(many.statements, ['session:instances-list'], 'still one with 43 instances')
+  t.same(many.statements, ['session:instances-page'], 'still one with 43 instances')
   t.equal(many.ids.length, 43, 'the instances recorded since the last call are there')
+  // The database pages: the pages join up into the whole list, each counting all 43.
+  const pages = [await list('?per_page=20&page=1'), await list('?per_page=20&page=2'), await list('?per_page=20&page=3')]
+  t.same(pages.flatMap((page) => page.ids), many.ids, 'three pages of 20, 20 and 3, in the same order')
+  t.same(pages.map((page) => page.total), [43, 43, 43])
+  const beyond = await list('?per_page=20&page=9')
+  t.same([beyond.ids, beyond.total], [[], 43], 'a page past the end is empty and still counts them all')
   await app.sql({ text: "UPDATE instances SET created_at = now() + interval '1 minute' WHERE id = $1", values: [few.ids[2]] })
   t.equal((await list()).ids[0], few.ids[2], 'newest first, as read on this call')
 
