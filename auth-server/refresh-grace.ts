@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type pg from 'pg'
 import type { KoaContextWithOIDC } from 'oidc-provider'
-import { assertStorable, isAlreadyConsumed } from './adapter.ts'
+import { isAlreadyConsumed } from './adapter.ts'
+import { assertStorable } from './payload-values.ts'
 import type { GrantHandler } from './built-in-grants.ts'
 
 /**

@@ -11,7 +11,8 @@ import { COPY_IDENTITY_ENV } from '../copy-identity.ts'
 import { filestoreRename } from '../filestore-swap.ts'
 import type { JobSpec } from './jobs.ts'
 import { dataClaimOf, dbSecretOf, namespaceOf } from './names.ts'
-import { JobFailedError, lastLine } from './run-job.ts'
+import { OneOffFailedError } from '../one-off-run.ts'
+import { lastLine } from './run-job.ts'
 import { DATA_PATH, parseRestoreResult, RESTORE_MARK, RESTORE_SCRIPT } from './restore-script.ts'
 
 export interface RestoreRequest { backupId: number, key: string, sha256: string, database: string, copy?: RestoreAsCopy }
@@ -59,10 +60,10 @@ export async function runRestoreJob (runJob: (job: JobSpec) => Promise<string>, 
   try {
     log = await runJob(job)
   } catch (error) {
-    if (!(error instanceof JobFailedError)) throw error
-    const result = parseRestoreResult(error.log)
+    if (!(error instanceof OneOffFailedError)) throw error
+    const result = parseRestoreResult(error.output)
     if (result?.state === 'corrupt') throw new ArchiveCorruptError(`The backup's archive is corrupt: ${result.message}; nothing was changed`)
-    const line = lastLine(error.log)
+    const line = lastLine(error.output)
     throw new Error(line === '' ? error.message : `The restore Job failed: ${line}`, { cause: error })
   }
   if (parseRestoreResult(log)?.state !== 'ok') throw new Error(`The ${job.name} Job completed without reporting its result (${RESTORE_MARK} line missing from its log)`)

@@ -3,20 +3,11 @@
  * a retried call adopts the Job of its earlier attempt instead of making a second one, a failed
  * Job of an earlier attempt is replaced, and the Job is deleted with its pods once it has ended.
  */
+import { OneOffFailedError } from '../one-off-run.ts'
 import type { JobSpec, KubeJobs } from './jobs.ts'
 
-/** The Job did not complete; `log` is the end of its pod's log (what the script printed last). */
-export class JobFailedError extends Error {
-  override name = 'JobFailedError'
-  readonly log: string
-  constructor (message: string, log: string) {
-    super(message)
-    this.log = log
-  }
-}
-
 export function createJobRunner (jobs: KubeJobs, options: { timeoutMs: number, pollMs: number }) {
-  /** The Job's log once it completed; JobFailedError (with the end of its log) otherwise. */
+  /** The Job's log once it completed; OneOffFailedError (its `output` the end of the pod's log) otherwise. */
   return async function runJob (job: JobSpec): Promise<string> {
     const { namespace, name } = job
     const created = await jobs.create(job)
@@ -32,7 +23,7 @@ export function createJobRunner (jobs: KubeJobs, options: { timeoutMs: number, p
         ? `${outcome.reason}: ${outcome.message}`
         : outcome.state === 'timeout' ? `not finished within ${Math.round(options.timeoutMs / 1000)} s (a pod the tenant quota refuses never starts)` : 'the Job was deleted'
       const tail = log.trim().slice(-800)
-      throw new JobFailedError(`The ${name} Job in ${namespace} failed (${why})${tail === '' ? '' : `: ${tail}`}`, log)
+      throw new OneOffFailedError(`The ${name} Job in ${namespace} failed (${why})${tail === '' ? '' : `: ${tail}`}`, log)
     } finally {
       await jobs.remove(namespace, name).catch(() => {})
     }
