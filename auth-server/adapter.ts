@@ -3,7 +3,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
 import { withClientCache } from './client-cache.ts'
 import type { CodePrefetch } from './code-prefetch.ts'
 import { withPrefetch } from './code-lookup.ts'
-import { assertStorable, withConsumed, type PayloadRow } from './payload-values.ts'
+import { assertStorable, type PayloadRow } from './payload-values.ts'
 import type { HeldConsume } from './held-consume.ts'
 
 /**
