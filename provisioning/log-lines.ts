@@ -4,7 +4,7 @@
  * since the epoch (bigint): Date keeps only milliseconds, and a chatty process
  * writes several lines in one.
  */
-import type { LogLine } from './backend.ts'
+import type { LogLine } from './log-backend.ts'
 
 const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/
 

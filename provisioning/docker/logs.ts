@@ -4,7 +4,7 @@
  * payload size as uint32 big-endian) and the payload.
  */
 import type Docker from 'dockerode'
-import type { LogBackend, LogLine } from '../backend.ts'
+import type { LogBackend, LogLine } from '../log-backend.ts'
 import { byTime, dateNs, LineSplitter, parseStampedLine, sinceAndTail } from '../log-lines.ts'
 import { statusOf, type EngineCall } from './engine-calls.ts'
 import { containerName } from './names.ts'

@@ -7,7 +7,8 @@
  */
 import { CoreV1Api, Log, type KubeConfig, type V1Pod } from '@kubernetes/client-node'
 import { PassThrough } from 'node:stream'
-import type { InstanceRef, LogBackend, LogLine } from '../backend.ts'
+import type { InstanceRef } from '../backend.ts'
+import type { LogBackend, LogLine } from '../log-backend.ts'
 import { dateNs, LineSplitter, parseStampedLine, sinceAndTail } from '../log-lines.ts'
 import type { ApiCaller } from './api-call.ts'
 import { isNotFound, KubernetesApiError } from './api-errors.ts'

@@ -4,7 +4,7 @@
  * would bury what the company looks for in a tail. Both backends' logs pass through here, the
  * recorded tail (REST, MCP, a stream's resume) and the live stream alike; a failing check stays.
  */
-import type { LogBackend } from '../../../provisioning/backend.ts'
+import type { LogBackend } from '../../../provisioning/log-backend.ts'
 import { isPassedHealthCheck } from '../../../provisioning/log-lines.ts'
 
 /** Most lines read from a backend to find the last `tail` lines that are not health checks. */

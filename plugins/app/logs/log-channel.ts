@@ -7,7 +7,8 @@
  * already passed on: lines are numbered once, here.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import type { InstanceRef, LogBackend, LogFollow, LogLine } from '../../../provisioning/backend.ts'
+import type { InstanceRef } from '../../../provisioning/backend.ts'
+import type { LogBackend, LogFollow, LogLine } from '../../../provisioning/log-backend.ts'
 import { dateNs, timeNs } from '../../../provisioning/log-lines.ts'
 import { dateOf, IdAssigner, isAfter, type LogEntry, type LogPosition } from './log-ids.ts'
 

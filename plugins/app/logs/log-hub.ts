@@ -10,7 +10,8 @@
  * deactivated user or a suspended tenant within `sessionCheckMs`.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import type { InstanceRef, LogBackend } from '../../../provisioning/backend.ts'
+import type { InstanceRef } from '../../../provisioning/backend.ts'
+import type { LogBackend } from '../../../provisioning/log-backend.ts'
 import { dateOf, IdAssigner, isAfter, type LogEntry, type LogPosition } from './log-ids.ts'
 import { LogChannel } from './log-channel.ts'
 

@@ -3,7 +3,7 @@
  * lines of the same nanosecond. They grow with every line, so "everything after
  * id X" is well defined: that is what a reconnect with Last-Event-ID asks for.
  */
-import type { LogLine } from '../../../provisioning/backend.ts'
+import type { LogLine } from '../../../provisioning/log-backend.ts'
 import { timeNs } from '../../../provisioning/log-lines.ts'
 
 export interface LogPosition {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { healthCheckPaths, withoutHealthChecks } from '../../../../plugins/app/logs/health-filter.ts'
-import type { LogBackend, LogLine } from '../../../../provisioning/backend.ts'
+import type { LogBackend, LogLine } from '../../../../provisioning/log-backend.ts'
 import { isPassedHealthCheck } from '../../../../provisioning/log-lines.ts'
 import { accessLine, eventLine, healthLine } from '../../../support/odoo-log-lines.ts'
 
