@@ -177,8 +177,9 @@ export function createInstancesService (deps: InstancesServiceDeps) {
     /**
      * Start, stop, restart or delete: `queued` when a job will do it; not queued
      * when the instance is already there (or on its way). 409 during another transition.
+     * `alongside` adds to the same transaction when the action is queued (a caller's own record of why).
      */
-    async request ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number, action: LifecycleAction): Promise<{ queued: boolean, instance: InstanceDetailView }> {
+    async request ({ em, actor }: Pick<CallScope, 'em' | 'actor'>, id: number, action: LifecycleAction, alongside?: (tx: EntityManager, instance: Instance) => void): Promise<{ queued: boolean, instance: InstanceDetailView }> {
       if (action === 'delete') requireAdmin(actor, 'delete instances')
       // The backend check can take seconds (a network call), so it is made before
       // the row lock, which the instance's job needs for its own state moves. An
@@ -194,6 +195,7 @@ export function createInstancesService (deps: InstancesServiceDeps) {
         const instance = await load(tx, id, true)
         if (decide(instance.state, action) === 'noop') return { queued: false, instance }
         transitions.apply(tx, actor, instance, { to: ACTIONS[action].during })
+        alongside?.(tx, instance)
         await tx.flush()
         await queue(tx, instance, action)
         return { queued: true, instance }

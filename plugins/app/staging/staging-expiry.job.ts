@@ -85,13 +85,11 @@ export function createStagingExpiry (deps: StagingExpiryDeps) {
     for (const row of await deps.sql<{ id: number, tenant_id: string, name: string }>({ text: EXPIRED, values: [at] })) {
       try {
         const scope = systemScope(scopedEntityManager(deps.em.fork(), row.tenant_id), row.tenant_id, STAGING_EXPIRY_JOB)
-        const outcome = await deps.instances.request(scope, row.id, 'delete')
-        if (!outcome.queued) continue
-        await scope.em.transactional(async (tx) => {
+        // Why it is deleted goes in the delete's own transaction: never a deletion without its reason.
+        const outcome = await deps.instances.request(scope, row.id, 'delete', (tx) => {
           deps.activity.record(tx, scope.actor, { type: 'instance.staging_expired', title: `Staging copy ${row.name} expired: deleted`, targetType: 'instance', targetId: String(row.id), instanceId: row.id })
-          await tx.flush()
         })
-        deleted++
+        if (outcome.queued) deleted++
       } catch (error) {
         deps.log.warn({ err: error, instanceId: row.id }, 'Expired staging copy not deleted; the next pass tries again')
       }

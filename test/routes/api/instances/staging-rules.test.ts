@@ -138,3 +138,33 @@ t.test('expiry: one warning e-mail to the admins 3 days before, then deletion th
   t.ok(types.includes('instance.staging_expired'))
   t.ok(types.includes('instance.deleted'))
 })
+
+t.test('expiry: a deletion and the record of why go together; when the record fails, nothing is deleted and the next pass does both', async (t) => {
+  const { app, admin, id } = await kubeApp(t)
+  const [row] = await app.sql<{ id: string }>({
+    text: `INSERT INTO instances (tenant_id, name, subdomain, erp_version, backend, state, image, memory_mb, cpu_millicores, storage_gb, workers, kind, parent_id, expires_at, created_at, updated_at)
+      VALUES ($1, 'Expired', $2, '17.0', 'kubernetes', 'running', 'odoo:17.0', 1024, 1000, 10, 1, 'staging', $3, now() - interval '1 minute', now(), now()) RETURNING id`,
+    values: [admin.user.tenant_id, uniqueSubdomain('st'), id]
+  })
+  const copyId = Number(row?.id)
+  const recorded = async () => (await app.sql<{ type: string }>({ text: 'SELECT type FROM activities WHERE instance_id = $1 ORDER BY id', values: [copyId] })).map((r) => r.type)
+  const state = async () => (await app.sql<{ state: string }>({ text: 'SELECT state FROM instances WHERE id = $1', values: [copyId] }))[0]?.state
+  const deps = { em: app.orm.em, sql: app.sql, mail: app.mail, instances: app.instances, baseUrl: 'https://portal.test', log: { warn: () => {} } }
+  const failingActivity = {
+    ...app.activity,
+    record: (...args: Parameters<typeof app.activity.record>) => {
+      if (args[2].type === 'instance.staging_expired') throw new Error('the activity table is not writable')
+      return app.activity.record(...args)
+    }
+  }
+
+  t.same(await createStagingExpiry({ ...deps, activity: failingActivity }).run(), { warned: 0, deleted: 0 }, 'the record failed: not deleted')
+  t.equal(await state(), 'running', 'the copy is still running')
+  t.same(await recorded(), [], 'and no transition was recorded either')
+  const [queued] = await app.sql<{ n: number }>({ text: "SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'instanceId' = $1", values: [String(copyId)] })
+  t.equal(queued?.n, 0, 'no delete job queued')
+
+  t.same(await createStagingExpiry({ ...deps, activity: app.activity }).run(), { warned: 0, deleted: 1 }, 'the next pass deletes it')
+  t.equal(await state(), 'deleting')
+  t.same(await recorded(), ['instance.deleting', 'instance.staging_expired'], 'the transition and the record of why, in one transaction')
+})
