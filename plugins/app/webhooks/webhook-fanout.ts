@@ -28,6 +28,8 @@ const PENDING = `
 SELECT id, tenant_id, type, target_type, target_id, instance_id::text, title FROM webhook_events
 WHERE fanned_out_at IS NULL ORDER BY created_at, id LIMIT ? FOR UPDATE SKIP LOCKED`
 
+const ANY_PENDING = 'SELECT EXISTS (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL) AS pending'
+
 const SUBSCRIBED = 'SELECT id FROM webhook_endpoints WHERE tenant_id = ? AND enabled AND events @> ?::jsonb'
 
 const DROP = 'DELETE FROM webhook_events WHERE id = ?'
@@ -53,6 +55,9 @@ export async function addDelivery (tx: EntityManager, jobs: Pick<Jobs, 'send'>, 
  */
 export function createFanOut (deps: FanOutDeps) {
   return async function fanOut (): Promise<number> {
+    // Most passes find nothing: one statement, no transaction. An event committed just after waits for the next pass.
+    const [{ pending } = { pending: false }] = await deps.em().execute<Array<{ pending: boolean }>>(ANY_PENDING)
+    if (!pending) return 0
     const handed = await deps.em().transactional(async (tx) => {
       const events = await tx.execute<PendingEvent[]>(PENDING, [deps.batchSize ?? FAN_OUT_BATCH])
       let deliveries = 0

@@ -91,6 +91,37 @@ t.test('an event is written with its change, and not at all when the change roll
   t.equal(await count(), 1, 'committed: one event')
 })
 
+t.test('a pass that finds no new event sends one statement and opens no transaction; one that finds an event hands it on', async (t) => {
+  const { app } = await build(t, { env: { WEBHOOK_FANOUT_MS: 60_000 } })
+  const admin = await signup(app)
+  await app.webhooks.fanOutNow() // what signing up recorded
+  const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } }
+  const prototype = pool.Client.prototype
+  const original = prototype.query
+  const sent: string[] = []
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    const statement = args[0] as { text?: string } | string
+    sent.push(typeof statement === 'string' ? statement : statement.text ?? '')
+    return original.apply(this, args)
+  }
+  let handed: number
+  try {
+    handed = await app.webhooks.fanOutNow()
+  } finally {
+    prototype.query = original
+  }
+  t.equal(handed, 0)
+  t.equal(sent.length, 1, `one statement: ${sent.join(' | ')}`)
+  t.notOk(sent.some((text) => /^\s*begin/i.test(text)), 'no transaction')
+
+  const em = app.orm.em.fork()
+  await em.transactional(async (tx) => {
+    app.activity.record(tx, { kind: 'system', tenantId: admin.user.tenant_id, job: 'test' }, { type: 'instance.running', title: 'x', targetType: 'instance', targetId: '1' })
+  })
+  t.equal(await app.webhooks.fanOutNow(), 1, 'a new event is taken (and dropped: no endpoint wants it)')
+  t.equal(await app.webhooks.fanOutNow(), 0)
+})
+
 t.test('two replicas on one database deliver each event once', async (t) => {
   const receiver = await startReceiver(t)
   const first = await build(t, { env: receiver.env })
