@@ -11,9 +11,9 @@ import type { FastifyInstance } from 'fastify'
  * and COMMIT around the fan-out's look), the end of any transaction begun
  * before `fn` started, and a BEGIN sent last on its connection (a worker's,
  * whose next statement came after `fn` ended); what the same pooled connection sends for the caller
- * before or after is kept.
+ * before or after is kept. With `workers: true`, everything sent is kept (for a test of a worker's own statements).
  */
-export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>): Promise<string[]> {
+export async function statementsDuring (app: FastifyInstance, fn: () => Promise<unknown>, options: { workers?: boolean } = {}): Promise<string[]> {
   const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: typeof pg.Client }
   const prototype = pool.Client.prototype
   const original = prototype.query
@@ -23,7 +23,9 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
   prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const statement = args[0] as { name?: string, text?: string } | string
     const label = typeof statement === 'string' ? statement : statement.name ?? statement.text ?? ''
-    if (BACKGROUND.some((mark) => label.includes(mark))) {
+    if (options.workers === true) {
+      seen.push({ client: this, label })
+    } else if (BACKGROUND.some((mark) => label.includes(mark))) {
       // The pool hands the same connection to requests and workers in turn: only this transaction's
       // statements are the worker's (its BEGIN, recorded before the mark was seen, is taken back).
       const begin = seen.findLastIndex((entry) => entry.client === this)
@@ -45,6 +47,7 @@ export async function statementsDuring (app: FastifyInstance, fn: () => Promise<
   } finally {
     prototype.query = original
   }
+  if (options.workers === true) return seen.map((entry) => entry.label)
   // A BEGIN with nothing after it on its connection: a worker's, whose next statement came after `fn`
   // ended (the caller's own transactions have ended by then).
   const unfinished = seen.filter((entry, index) => /^BEGIN/i.test(entry.label) && !seen.slice(index + 1).some((later) => later.client === entry.client))

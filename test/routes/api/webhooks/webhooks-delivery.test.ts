@@ -2,6 +2,7 @@ import t from 'tap'
 import { bearer, signup } from '../../../support/accounts.ts'
 import { build } from '../../../support/build.ts'
 import { startReceiver, until } from '../../../support/webhook-receiver.ts'
+import { statementsDuring } from '../../../support/statements.ts'
 
 t.setTimeout(120_000)
 
@@ -92,24 +93,12 @@ t.test('an event is written with its change, and not at all when the change roll
 })
 
 t.test('a pass that finds no new event sends one statement and opens no transaction; one that finds an event hands it on', async (t) => {
-  const { app } = await build(t, { env: { WEBHOOK_FANOUT_MS: 60_000 } })
+  // No job workers: nothing but the pass itself talks to the database while its statements are counted.
+  const { app } = await build(t, { env: { WEBHOOK_FANOUT_MS: 60_000, JOB_WORKERS: false } })
   const admin = await signup(app)
   await app.webhooks.fanOutNow() // what signing up recorded
-  const pool = await app.orm.em.getConnection().getNativeClient() as unknown as { Client: { prototype: { query: (...args: unknown[]) => unknown } } }
-  const prototype = pool.Client.prototype
-  const original = prototype.query
-  const sent: string[] = []
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    const statement = args[0] as { text?: string } | string
-    sent.push(typeof statement === 'string' ? statement : statement.text ?? '')
-    return original.apply(this, args)
-  }
-  let handed: number
-  try {
-    handed = await app.webhooks.fanOutNow()
-  } finally {
-    prototype.query = original
-  }
+  let handed = -1
+  const sent = await statementsDuring(app, async () => { handed = await app.webhooks.fanOutNow() }, { workers: true })
   t.equal(handed, 0)
   t.equal(sent.length, 1, `one statement: ${sent.join(' | ')}`)
   t.notOk(sent.some((text) => /^\s*begin/i.test(text)), 'no transaction')
